@@ -1,0 +1,117 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ValidationError } from '../src/goo/validate';
+import { classifyLlmError } from '../src/llm/errors';
+import { costOf } from '../src/llm/cost';
+import type { LlmClient } from '../src/llm/client';
+import { checkRun } from '../src/run/check';
+import { getTask } from '../src/tasks/registry';
+import type { AnyTask, ParsedThought, PromptRequest } from '../src/tasks/task';
+import type { LlmStep, LlmStepResult, LocalStep } from './llm-step';
+
+export type { LlmStep, LlmStepResult, LocalStep } from './llm-step';
+
+export interface ActivityDeps {
+  llm: LlmClient;
+  /** How often a running LLM call reports liveness, so a dead worker is noticed quickly. */
+  heartbeatIntervalMs?: number;
+}
+
+/**
+ * The activities: all I/O and all task knowledge live here, so the Controller workflow stays a
+ * task-agnostic interpreter of the GoO. Built as closures over their dependencies (the LLM client),
+ * which the worker wires once.
+ */
+export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityDeps) {
+  return {
+    /** Checks a run request against its task and returns the problem's root thought. */
+    async prepareRun(request: unknown): Promise<{ rootState: Record<string, unknown>; higherIsBetter: boolean }> {
+      try {
+        const { task, problem } = checkRun(request);
+        return { rootState: task.rootState(problem), higherIsBetter: task.higherIsBetter };
+      } catch (e) {
+        if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, 'ValidationError', e.issues);
+        throw e;
+      }
+    },
+
+    async callLlm(step: LlmStep): Promise<LlmStepResult> {
+      const ctx = Context.current();
+      const task = getTask(step.task);
+      const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts };
+      const messages = task.buildPrompt(request);
+      const started = Date.now();
+      const heartbeat = setInterval(() => ctx.heartbeat(), heartbeatIntervalMs);
+      try {
+        const completion = await llm.complete({
+          model: step.llm.model,
+          messages,
+          samples: step.samples,
+          temperature: step.llm.temperature,
+          maxTokens: step.llm.maxTokens,
+          seed: step.seed,
+          signal: ctx.cancellationSignal,
+        });
+        return {
+          answers: completion.texts.map((text, i) => parseAnswer(task, request, text, completion.finishReasons[i]!)),
+          usage: completion.usage,
+          costUsd: costOf(completion.usage, step.llm.pricing),
+          model: completion.model,
+          latencyMs: Date.now() - started,
+          attempt: ctx.info.attempt,
+        };
+      } catch (error) {
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('LLM call cancelled');
+        throw toFailure(error, llm.endpoint.baseURL);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    async scoreThoughts({ task, problem, states }: LocalStep): Promise<number[]> {
+      const t = getTask(task);
+      return states.map((s) => t.score!(s, problem));
+    },
+
+    async validateThoughts({ task, problem, states }: LocalStep): Promise<boolean[]> {
+      const t = getTask(task);
+      return states.map((s) => t.validate!(s, problem));
+    },
+
+    async checkGroundTruth({ task, problem, states }: LocalStep): Promise<boolean[]> {
+      const t = getTask(task);
+      return states.map((s) => t.groundTruth!(s, problem));
+    },
+  };
+}
+
+export type GotActivities = ReturnType<typeof createActivities>;
+
+/** An answer that cannot be used becomes an invalid thought the graph can route around, never a failed run. */
+function parseAnswer(task: AnyTask, request: PromptRequest, text: string, finishReason: string): ParsedThought[] {
+  if (finishReason === 'content_filter') return [invalid('the model refused to answer (content filter)', text)];
+  if (text.trim() === '') return [invalid('the model returned an empty answer', text)];
+  try {
+    const parsed = task.parseResponse(request, text);
+    if (finishReason === 'length') return parsed.map((p) => (p.valid ? p : { ...p, error: `${p.error ?? 'invalid'} (answer truncated at max tokens)` }));
+    return parsed;
+  } catch (e) {
+    return [invalid(`could not parse the answer: ${e instanceof Error ? e.message : String(e)}`, text)];
+  }
+}
+
+function invalid(error: string, text: string): ParsedThought {
+  return { state: { answer: text.slice(0, 2000) }, valid: false, error };
+}
+
+function toFailure(error: unknown, baseURL: string): ApplicationFailure {
+  const fault = classifyLlmError(error, baseURL);
+  if (!fault.retryable) return ApplicationFailure.create({ message: fault.message, type: 'LlmRequestRejected', nonRetryable: true });
+  return ApplicationFailure.create({
+    message: fault.message,
+    type: fault.kind === 'rate-limited' ? 'LlmRateLimited' : 'LlmUnavailable',
+    nonRetryable: false,
+    // Honour the provider's Retry-After instead of the fixed backoff.
+    ...(fault.retryAfterMs !== undefined ? { nextRetryDelay: fault.retryAfterMs } : {}),
+  });
+}

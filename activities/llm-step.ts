@@ -1,0 +1,32 @@
+import type { ThoughtState, Usage } from '../src/grs/types';
+import type { LlmSettings } from '../src/run/request';
+import type { ParsedThought } from '../src/tasks/task';
+
+/** One LLM step of an operation: a prompt built from input thoughts, sampled `samples` times. */
+export interface LlmStep {
+  task: string;
+  purpose: 'generate' | 'aggregate' | 'improve';
+  prompt: string;
+  params: Record<string, unknown>;
+  thoughts: ThoughtState[];
+  samples: number;
+  llm: LlmSettings;
+  seed: number;
+}
+
+export interface LlmStepResult {
+  /** Parsed thoughts per sample, in sample order. */
+  answers: ParsedThought[][];
+  usage: Usage;
+  costUsd: number;
+  model: string;
+  latencyMs: number;
+  /** The activity attempt that produced this result (1 unless faults were retried). */
+  attempt: number;
+}
+
+export interface LocalStep {
+  task: string;
+  problem: unknown;
+  states: ThoughtState[];
+}

@@ -1,0 +1,38 @@
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { checkRun } from '../run/check';
+import { DEFAULT_TASK_QUEUE, WORKFLOW_TYPE, type Progress, type RunRequestInput, type RunResult } from '../run/request';
+import type { Grs } from '../grs/types';
+
+export interface StartOptions {
+  taskQueue?: string;
+  /** Defaults to an id that says what the run is: `got-<task>-<scheme>-<size>-s<sample>-<time>`. */
+  workflowId?: string;
+}
+
+/** A readable, unique workflow id: what you see first in the Web UI's run list. */
+export function workflowIdFor(request: RunRequestInput, now = new Date()): string {
+  const { scheme, size, sample } = request.labels ?? {};
+  const parts = ['got', request.task, scheme, size, sample === undefined ? undefined : `s${sample}`];
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.(\d{3})Z$/, '$1');
+  return [...parts.filter((p) => p !== undefined), stamp].join('-');
+}
+
+/** Validates the request against its task (refusing bad input before any cost) and starts the Controller. */
+export async function startRun(client: Client, request: RunRequestInput, o: StartOptions = {}): Promise<WorkflowHandle> {
+  const { request: checked } = checkRun(request);
+  return client.workflow.start(WORKFLOW_TYPE, {
+    taskQueue: o.taskQueue ?? DEFAULT_TASK_QUEUE,
+    workflowId: o.workflowId ?? workflowIdFor(checked),
+    args: [checked],
+  });
+}
+
+export const queryProgress = (handle: WorkflowHandle) => handle.query<Progress>('progress');
+export const queryGrs = (handle: WorkflowHandle) => handle.query<Grs>('grs');
+export const resultOf = (handle: WorkflowHandle) => handle.result() as Promise<RunResult>;
+
+/** The Web UI page of one run (the dev server's UI, or TEMPORAL_UI_URL for a deployment). */
+export function webUiLink(uiUrl: string, namespace: string, workflowId: string, runId?: string): string {
+  const base = `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  return runId ? `${base}/${encodeURIComponent(runId)}/history` : base;
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+
+/**
+ * The Graph of Operations (GoO) as data. Every operation names the operations whose output
+ * thoughts it consumes (`inputs`); an operation without inputs starts from the problem's
+ * root thought. The schema is the type: everything else is inferred from it.
+ */
+
+export const DEFAULT_LIMITS = {
+  /** Samples one LLM operation may request per input thought (the paper uses at most 25). */
+  maxBranches: 100,
+  maxOperations: 2000,
+  maxTries: 10,
+  maxScoreSamples: 20,
+} as const;
+
+const operationId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'an id of letters, digits, "_", "." or "-" (at most 64 characters)');
+
+const jsonValue: z.ZodType<unknown> = z.json();
+const params = z.record(z.string(), jsonValue).optional().describe('task-specific prompt parameters');
+const branches = z.number().int().min(1).describe('samples requested from the LLM per input thought');
+
+const base = {
+  id: operationId,
+  inputs: z.array(operationId).default([]),
+};
+
+export const GenerateOp = z.strictObject({
+  ...base,
+  type: z.literal('generate'),
+  /** The task's prompt to use, e.g. "sort", "split" or "improve" for sorting. */
+  prompt: z.string().min(1),
+  k: branches.default(1),
+  params,
+});
+
+export const AggregateOp = z.strictObject({
+  ...base,
+  type: z.literal('aggregate'),
+  prompt: z.string().min(1),
+  k: branches.default(1),
+  params,
+});
+
+export const ImproveOp = z.strictObject({
+  ...base,
+  type: z.literal('improve'),
+  prompt: z.string().min(1),
+  params,
+});
+
+export const Scorer = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('local') }),
+  z.strictObject({
+    kind: z.literal('llm'),
+    prompt: z.string().min(1),
+    samples: z.number().int().min(1).default(1),
+  }),
+]);
+
+export const ScoreOp = z.strictObject({
+  ...base,
+  type: z.literal('score'),
+  scorer: Scorer.default({ kind: 'local' }),
+});
+
+export const ValidateAndImproveOp = z.strictObject({
+  ...base,
+  type: z.literal('validateAndImprove'),
+  /** Validation runs locally (the task's validator); improvement asks the LLM. */
+  prompt: z.string().min(1).describe('the improve prompt used when a thought is invalid'),
+  tries: z.number().int().min(1).default(3),
+  params,
+});
+
+export const KeepBestNOp = z.strictObject({
+  ...base,
+  type: z.literal('keepBestN'),
+  n: z.number().int().min(1),
+  higherIsBetter: z.boolean(),
+});
+
+export const KeepValidOnlyOp = z.strictObject({
+  ...base,
+  type: z.literal('keepValidOnly'),
+});
+
+export const SelectorOp = z.strictObject({
+  ...base,
+  type: z.literal('selector'),
+  /** Keeps the input thoughts whose state has all these field values (e.g. `{ part: 2 }`). */
+  where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+});
+
+export const GroundTruthOp = z.strictObject({
+  ...base,
+  type: z.literal('groundTruth'),
+});
+
+export const Operation = z.discriminatedUnion('type', [
+  GenerateOp,
+  AggregateOp,
+  ImproveOp,
+  ScoreOp,
+  ValidateAndImproveOp,
+  KeepBestNOp,
+  KeepValidOnlyOp,
+  SelectorOp,
+  GroundTruthOp,
+]);
+
+export const GoO = z.strictObject({
+  /** Schema version of this document; bumped only on incompatible change. */
+  version: z.literal(1).default(1),
+  operations: z.array(Operation).min(1, 'a GoO needs at least one operation'),
+});
+
+export type Operation = z.infer<typeof Operation>;
+export type OperationType = Operation['type'];
+export type GoO = z.infer<typeof GoO>;
+export type GoOInput = z.input<typeof GoO>;
+export type OperationOf<T extends OperationType> = Extract<Operation, { type: T }>;
+
+/** Operations that call the LLM: these become activities and count against the budget. */
+export const LLM_OPERATION_TYPES = ['generate', 'aggregate', 'improve', 'validateAndImprove'] as const;
+
+export function callsLlm(op: Operation): boolean {
+  return (
+    (LLM_OPERATION_TYPES as readonly string[]).includes(op.type) ||
+    (op.type === 'score' && op.scorer.kind === 'llm')
+  );
+}

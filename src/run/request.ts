@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { GoO } from '../goo/schema';
+import type { Grs, Thought } from '../grs/types';
+
+/**
+ * The public contract of one run: what a client (any language) sends to start the Controller
+ * workflow, and what it gets back. Secrets (API keys, endpoint credentials) are never part of it:
+ * they live in the worker's environment.
+ */
+
+export const WORKFLOW_TYPE = 'graphOfThoughts';
+export const DEFAULT_TASK_QUEUE = 'got';
+
+/** Prices in USD per million tokens. Defaults are the paper's gpt-3.5-turbo prices. */
+export const Pricing = z.strictObject({
+  inputPerMTok: z.number().min(0).default(1.5),
+  outputPerMTok: z.number().min(0).default(2.0),
+});
+
+export const LlmSettings = z.strictObject({
+  model: z.string().min(1).default('sim-got-1'),
+  temperature: z.number().min(0).max(2).default(1.0),
+  maxTokens: z.number().int().positive().max(1_000_000).optional(),
+  pricing: Pricing.default({ inputPerMTok: 1.5, outputPerMTok: 2.0 }),
+  /** Per-attempt timeout of one LLM call. */
+  timeoutSeconds: z.number().positive().max(3600).default(120),
+  /** Attempts per LLM call before the run fails (Temporal retries retryable faults). */
+  maxAttempts: z.number().int().min(1).max(100).default(8),
+});
+
+export const Budget = z
+  .strictObject({
+    maxCostUsd: z.number().positive('a cost budget must be a positive number of USD').optional(),
+    maxTokens: z.number().int().positive('a token budget must be a positive number of tokens').optional(),
+  })
+  .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, 'a budget needs maxCostUsd or maxTokens');
+
+export const RunRequest = z.strictObject({
+  task: z.string().min(1),
+  /** The task's problem (e.g. `{ list: [...] }` for sorting); validated by the task before any LLM call. */
+  problem: z.json(),
+  goo: GoO,
+  llm: LlmSettings.default(LlmSettings.parse({})),
+  budget: Budget.optional(),
+  /** Seeds the LLM requests, so a rerun (or a resumed run) asks exactly the same questions. */
+  seed: z.number().int().min(0).default(0),
+  /** Free-form labels shown in the Web UI and the GRS (scheme, sample, size...). */
+  labels: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
+});
+
+export type RunRequest = z.infer<typeof RunRequest>;
+export type RunRequestInput = z.input<typeof RunRequest>;
+export type LlmSettings = z.infer<typeof LlmSettings>;
+
+export interface RunResult {
+  task: string;
+  labels: Record<string, string | number>;
+  /** Output thoughts of the GoO's sink operations. */
+  final: Thought[];
+  /** The best final thought by the task's score direction, if any was scored. */
+  best?: Thought;
+  grs: Grs;
+}
+
+export interface Progress {
+  operationsDone: number;
+  operationsTotal: number;
+  running: string[];
+  llmCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  budgetExhausted: boolean;
+}

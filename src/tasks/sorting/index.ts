@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import type { ThoughtState } from '../../grs/types';
+import type { ParsedThought, PromptRequest, Task } from '../task';
+import { generateSortingProblem, parseSortingCsv } from './dataset';
+import { findIntegerLists, lastIntegerList } from './parse';
+import { improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from './prompts';
+import { sortingSchemes } from './schemes';
+import { errorScope, UNPARSEABLE_SCORE } from './score';
+
+export const SortingProblem = z.strictObject({
+  list: z.array(z.number().int()).min(2, 'a list to sort needs at least 2 numbers').max(4096),
+});
+export type SortingProblem = z.infer<typeof SortingProblem>;
+
+/**
+ * A sorting thought: `unsorted` is what the thought must be a sorted version of (its part of the
+ * problem), `list` the LLM's current answer, `part` the index after a split.
+ */
+export interface SortingState extends ThoughtState {
+  unsorted: number[];
+  list?: number[];
+  part?: number;
+}
+
+const asState = (s: ThoughtState) => s as SortingState;
+const answerOf = (s: SortingState) => s.list ?? [];
+
+function splitAnswer(parent: SortingState, parts: number, text: string): ParsedThought[] {
+  const size = Math.ceil(parent.unsorted.length / parts);
+  const lists = jsonLists(text) ?? findIntegerLists(text).slice(-parts);
+  if (lists.length === 0) return [{ state: { unsorted: parent.unsorted }, valid: false, error: 'no lists of numbers in the split answer' }];
+  return lists.slice(0, parts).map((list, part) => ({
+    // The truth for part i is the i-th slice of the parent, whatever the LLM wrote: split errors then count in scores.
+    state: { unsorted: parent.unsorted.slice(part * size, (part + 1) * size), list, part },
+    valid: true,
+  }));
+}
+
+function jsonLists(text: string): number[][] | undefined {
+  const match = /\{[\s\S]*\}/.exec(text);
+  if (!match) return undefined;
+  try {
+    const value = JSON.parse(match[0]) as Record<string, unknown>;
+    const lists = Object.values(value).filter((v): v is number[] => Array.isArray(v) && v.every(Number.isInteger));
+    return lists.length ? lists : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function listAnswer(unsorted: number[], text: string, part: number | undefined): ParsedThought {
+  const list = lastIntegerList(text);
+  const base = { unsorted, ...(part === undefined ? {} : { part }) };
+  if (!list) return { state: base, valid: false, error: 'no list of numbers in the answer' };
+  return { state: { ...base, list }, valid: true };
+}
+
+export const sortingTask: Task<SortingProblem> = {
+  id: 'sorting',
+  title: 'Sorting lists of digits',
+  problem: SortingProblem,
+  higherIsBetter: false,
+  sizes: [32, 64, 128],
+  prompts: ['sort', 'sortCot', 'split', 'merge', 'improve'],
+  schemes: sortingSchemes,
+  sizeOf: (p) => p.list.length,
+  rootState: (p): SortingState => ({ unsorted: p.list, list: p.list }),
+  parseDataset: parseSortingCsv,
+  generateProblem: generateSortingProblem,
+
+  buildPrompt({ prompt, params, thoughts }: PromptRequest) {
+    const states = thoughts.map(asState);
+    const first = states[0]!;
+    const content = (() => {
+      switch (prompt) {
+        case 'sort':
+          return sortPrompt(answerOf(first));
+        case 'sortCot':
+          return sortCotPrompt(answerOf(first));
+        case 'split':
+          return splitPrompt(answerOf(first), Number(params.parts ?? 2));
+        case 'merge':
+          return mergePrompt(answerOf(first), states[1] ? answerOf(states[1]) : []);
+        case 'improve':
+          return improvePrompt(first.unsorted, answerOf(first));
+        default:
+          throw new Error(`sorting has no prompt "${prompt}"`);
+      }
+    })();
+    return [{ role: 'user', content }];
+  },
+
+  parseResponse({ prompt, params, thoughts }: PromptRequest, text: string) {
+    const states = thoughts.map(asState);
+    const first = states[0]!;
+    if (prompt === 'split') return splitAnswer(first, Number(params.parts ?? 2), text);
+    if (prompt === 'merge') return [listAnswer(states.flatMap((s) => s.unsorted), text, undefined)];
+    return [listAnswer(first.unsorted, text, first.part)];
+  },
+
+  score(state) {
+    const s = asState(state);
+    return s.list ? errorScope(s.unsorted, s.list) : UNPARSEABLE_SCORE;
+  },
+
+  validate: (state) => {
+    const s = asState(state);
+    return !!s.list && errorScope(s.unsorted, s.list) === 0;
+  },
+
+  groundTruth(state, problem) {
+    const s = asState(state);
+    return !!s.list && errorScope(problem.list, s.list) === 0;
+  },
+};

@@ -1,0 +1,71 @@
+import type { z } from 'zod';
+import type { GoO } from '../goo/schema';
+import type { ThoughtState } from '../grs/types';
+
+/**
+ * A use case of the paper: how to phrase its prompts, read the answers, score the thoughts and
+ * which GoO each prompting scheme uses. Adding a task touches only `src/tasks/<task>/`: the
+ * Controller never learns what a task is about.
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What one LLM prompt is about: the named prompt of the task, its parameters and input thoughts. */
+export interface PromptRequest {
+  prompt: string;
+  params: Record<string, unknown>;
+  /** One thought for generate/improve/score, all input thoughts for aggregate. */
+  thoughts: ThoughtState[];
+}
+
+export interface ParsedThought {
+  state: ThoughtState;
+  valid: boolean;
+  error?: string;
+}
+
+export interface SchemeOptions {
+  /** Problem size where the scheme's shape depends on it (e.g. 32/64/128 elements). */
+  size: number;
+}
+
+export interface Sample<P> {
+  id: string;
+  problem: P;
+}
+
+export interface Task<P = unknown> {
+  id: string;
+  title: string;
+  /** The problem a run solves; validated before any LLM call. */
+  problem: z.ZodType<P>;
+  /** How the score reads: error counts are lower-is-better, quality scores higher-is-better. */
+  higherIsBetter: boolean;
+  /** Sizes the paper evaluates; schemes accept these. */
+  sizes: readonly number[];
+  /** The named prompts this task can build (checked against the GoO before a run). */
+  prompts: readonly string[];
+  schemes: Record<string, (o: SchemeOptions) => GoO>;
+  /** The problem's size, used to pick a scheme shape (e.g. the list length). */
+  sizeOf(problem: P): number;
+  rootState(problem: P): ThoughtState;
+  buildPrompt(req: PromptRequest): ChatMessage[];
+  /** Turns one sampled answer into thoughts; one answer may yield several (a split) or an invalid one. */
+  parseResponse(req: PromptRequest, text: string): ParsedThought[];
+  /** Local score of a thought (no LLM); lower or higher is better per `higherIsBetter`. */
+  score?(state: ThoughtState, problem: P): number;
+  /** Local validity check used by ValidateAndImprove. */
+  validate?(state: ThoughtState, problem: P): boolean;
+  /** Reads the reference dataset format (CSV text); errors name the row and column. */
+  parseDataset(csv: string): Sample<P>[];
+  /** A reproducible problem of the given size, for demos and benchmarks without a dataset. */
+  generateProblem(size: number, seed: number): P;
+  /** Whether a thought solves the problem exactly. */
+  groundTruth?(state: ThoughtState, problem: P): boolean;
+}
+
+/** Erases the problem type for the registry; each task validates its own problem. */
+export type AnyTask = Task<any>; // eslint-disable-line @typescript-eslint/no-explicit-any

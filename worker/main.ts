@@ -1,0 +1,30 @@
+import { NativeConnection } from '@temporalio/worker';
+import { workerConfigFromEnv } from './config';
+import { createGotWorker } from './create';
+
+/** `npm run worker`: a long-lived worker for a real deployment (configured from the environment). */
+async function main(): Promise<void> {
+  const config = workerConfigFromEnv();
+  if (!config.OPENAI_BASE_URL) {
+    throw new Error('OPENAI_BASE_URL is not set: a standalone worker needs an LLM endpoint (the CLI "demo" and "run" commands start a simulated one for you)');
+  }
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  try {
+    const worker = await createGotWorker({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.GOT_TASK_QUEUE,
+      llm: { baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'unset', supportsN: config.GOT_LLM_SUPPORTS_N === 'true' },
+      maxConcurrentActivities: config.GOT_MAX_CONCURRENT_ACTIVITIES,
+    });
+    console.log(`worker polling task queue "${config.GOT_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}, LLM at ${config.OPENAI_BASE_URL}`);
+    await worker.run();
+  } finally {
+    await connection.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

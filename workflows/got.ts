@@ -1,0 +1,211 @@
+import {
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { GotActivities, LlmStep } from '../activities';
+import { validateGoO, ValidationError, parseOrThrow, type AnalyzedGoO } from '../src/goo/validate';
+import { callsLlm, type Operation, type OperationOf } from '../src/goo/schema';
+import { GrsRecorder, type NewThought } from '../src/grs/recorder';
+import type { Grs, Thought } from '../src/grs/types';
+import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
+import { RunRequest, type Progress, type RunRequestInput, type RunResult } from '../src/run/request';
+import { hashSeed } from '../src/util/random';
+
+export const progressQuery = defineQuery<Progress>('progress');
+export const grsQuery = defineQuery<Grs>('grs');
+
+/**
+ * The GoT Controller: interprets any valid GoO on one problem. Every operation starts as soon as
+ * all its input operations are done, so independent branches run concurrently. LLM steps are
+ * activities (retried, recorded in history); choosing among thoughts happens here, in pure code;
+ * task-specific local steps (scores, validity, ground truth) are local activities.
+ */
+export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
+  const { request, analyzed } = parseRequest(input);
+  const grs = new GrsRecorder(request.task, request.goo.operations);
+  const running = new Set<string>();
+  setHandler(grsQuery, () => grs.snapshot());
+  setHandler(progressQuery, () => progressOf(grs, analyzed, running));
+
+  const local = proxyLocalActivities<GotActivities>({
+    startToCloseTimeout: '30s',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['ValidationError'] },
+  });
+  const llm = proxyActivities<GotActivities>({
+    startToCloseTimeout: `${request.llm.timeoutSeconds}s`,
+    // A worker that dies mid-call is noticed within this, not after the whole call timeout.
+    heartbeatTimeout: '30s',
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '60s',
+      maximumAttempts: request.llm.maxAttempts,
+      nonRetryableErrorTypes: ['LlmRequestRejected', 'ValidationError'],
+    },
+  });
+
+  // Refuse a bad problem or a GoO the task cannot serve before any LLM money is spent.
+  const { rootState, higherIsBetter } = await local.prepareRun(request);
+  const root = grs.addRoot(rootState);
+  const localStep = (thoughts: Thought[]) => ({ task: request.task, problem: request.problem, states: thoughts.map((t) => t.state) });
+
+  const budgetLeft = (): boolean => {
+    const { costUsd, promptTokens, completionTokens } = grs.spent;
+    const b = request.budget;
+    const left = !b || ((b.maxCostUsd === undefined || costUsd < b.maxCostUsd) && (b.maxTokens === undefined || promptTokens + completionTokens < b.maxTokens));
+    if (!left) grs.markBudgetExhausted();
+    return left;
+  };
+
+  /** One LLM step; returns the created thoughts, or none when the budget is spent. */
+  async function askLlm(op: Operation & { prompt: string; params?: Record<string, unknown> }, key: string, purpose: LlmStep['purpose'], inputs: Thought[], samples: number): Promise<Thought[]> {
+    if (!budgetLeft()) return [];
+    const result = await llm.callLlm({
+      task: request.task,
+      purpose,
+      prompt: op.prompt,
+      params: op.params ?? {},
+      thoughts: inputs.map((t) => t.state),
+      samples,
+      llm: request.llm,
+      seed: hashSeed(request.seed, op.id, key),
+    });
+    const parents = inputs.map((t) => t.id);
+    const call = grs.recordCall(key, {
+      operationId: op.id,
+      purpose,
+      inputThoughts: parents,
+      outputThoughts: [],
+      model: result.model,
+      samples,
+      usage: result.usage,
+      costUsd: result.costUsd,
+      latencyMs: result.latencyMs,
+      attempt: result.attempt,
+    });
+    const created: NewThought[] = result.answers.flat().map((a) => ({ ...a, parents, callId: call.id }));
+    const thoughts = grs.addThoughts(op.id, key, created);
+    grs.linkCallOutputs(call.id, thoughts.map((t) => t.id));
+    return thoughts;
+  }
+
+  async function validateAndImprove(op: OperationOf<'validateAndImprove'>, inputs: Thought[]): Promise<Thought[]> {
+    return Promise.all(
+      inputs.map(async (start, i) => {
+        let current = start;
+        for (let attempt = 0; ; attempt++) {
+          const [valid] = await local.validateThoughts(localStep([current]));
+          grs.setValidity(current.id, valid!, valid ? undefined : 'failed validation');
+          if (valid || attempt >= op.tries) return current;
+          const [improved] = await askLlm(op, `${i}-${attempt}`, 'improve', [current], 1);
+          if (!improved) return current;
+          current = improved;
+        }
+      }),
+    );
+  }
+
+  async function execute(op: Operation, inputs: Thought[]): Promise<Thought[]> {
+    switch (op.type) {
+      case 'generate':
+        return (await Promise.all(inputs.map((t, i) => askLlm(op, String(i), 'generate', [t], op.k)))).flat();
+      case 'improve':
+        return (await Promise.all(inputs.map((t, i) => askLlm(op, String(i), 'improve', [t], 1)))).flat();
+      case 'aggregate':
+        return inputs.length ? askLlm(op, '0', 'aggregate', inputs, op.k) : [];
+      case 'validateAndImprove':
+        return validateAndImprove(op, inputs);
+      case 'score': {
+        if (!inputs.length) return [];
+        const scores = await local.scoreThoughts(localStep(inputs));
+        inputs.forEach((t, i) => grs.setScore(t.id, scores[i]!));
+        return inputs;
+      }
+      case 'groundTruth': {
+        if (!inputs.length) return [];
+        const solved = await local.checkGroundTruth(localStep(inputs));
+        inputs.forEach((t, i) => grs.setSolved(t.id, solved[i]!));
+        return inputs;
+      }
+      case 'keepBestN':
+        return keepBestN(inputs, op.n, op.higherIsBetter);
+      case 'keepValidOnly':
+        return keepValidOnly(inputs);
+      case 'selector':
+        return select(inputs, op.where);
+    }
+  }
+
+  const outputs = new Map<string, string[]>();
+  let failure: unknown;
+
+  function inputsOf(op: Operation): Thought[] {
+    if (op.inputs.length === 0) return [root];
+    return uniqueThoughts(op.inputs.flatMap((id) => outputs.get(id)!.map((t) => grs.thought(t))));
+  }
+
+  function launch(id: string): void {
+    const op = analyzed.byId.get(id)!;
+    const inputs = inputsOf(op);
+    running.add(id);
+    grs.startOperation(id, inputs.map((t) => t.id), Date.now());
+    execute(op, inputs).then(
+      (out) => {
+        running.delete(id);
+        const ids = out.map((t) => t.id);
+        outputs.set(id, ids);
+        // An LLM operation that had inputs yet produced nothing was starved by the budget.
+        const starved = callsLlm(op) && inputs.length > 0 && out.length === 0 && grs.budgetExhausted;
+        grs.finishOperation(id, ids, Date.now(), starved ? 'skipped' : 'done', starved ? 'budget exhausted' : undefined);
+        for (const next of analyzed.successors.get(id)!) {
+          if (!running.has(next) && !outputs.has(next) && analyzed.byId.get(next)!.inputs.every((i) => outputs.has(i))) launch(next);
+        }
+      },
+      (error: unknown) => {
+        running.delete(id);
+        grs.finishOperation(id, [], Date.now(), 'failed', error instanceof Error ? error.message : String(error));
+        failure ??= error;
+      },
+    );
+  }
+
+  for (const id of analyzed.order) if (analyzed.byId.get(id)!.inputs.length === 0) launch(id);
+  await condition(() => failure !== undefined || outputs.size === analyzed.order.length);
+  if (failure !== undefined) {
+    const op = [...running][0];
+    throw ApplicationFailure.nonRetryable(`run failed${op ? ` while ${op} was running` : ''}: ${failure instanceof Error ? failure.message : String(failure)}`, 'RunFailed');
+  }
+
+  const final = uniqueThoughts(analyzed.sinks.flatMap((id) => outputs.get(id)!.map((t) => grs.thought(t))));
+  const best = keepBestN(final.filter((t) => t.score !== undefined), 1, higherIsBetter)[0];
+  return { task: request.task, labels: request.labels, final, ...(best ? { best } : {}), grs: grs.snapshot() };
+}
+
+function parseRequest(input: RunRequestInput): { request: RunRequest; analyzed: AnalyzedGoO } {
+  try {
+    const request = parseOrThrow(RunRequest, input, 'run request');
+    return { request, analyzed: validateGoO(request.goo) };
+  } catch (e) {
+    // A thrown plain Error would retry the workflow task forever; a bad request must fail the run at once.
+    if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, 'ValidationError', e.issues);
+    throw e;
+  }
+}
+
+function progressOf(grs: GrsRecorder, analyzed: AnalyzedGoO, running: Set<string>): Progress {
+  const spent = grs.spent;
+  return {
+    operationsDone: grs.finishedOperations,
+    operationsTotal: analyzed.order.length,
+    running: [...running],
+    llmCalls: spent.llmCalls,
+    promptTokens: spent.promptTokens,
+    completionTokens: spent.completionTokens,
+    costUsd: spent.costUsd,
+    budgetExhausted: grs.budgetExhausted,
+  };
+}

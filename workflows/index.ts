@@ -1,0 +1,2 @@
+// The worker bundles this file: it must export every workflow and import only deterministic code.
+export { graphOfThoughts, progressQuery, grsQuery } from './got';
