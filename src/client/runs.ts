@@ -1,4 +1,4 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { checkRun } from '../run/check';
 import { DEFAULT_TASK_QUEUE, WORKFLOW_TYPE, type Progress, type RunRequestInput, type RunResult } from '../run/request';
 import type { Grs } from '../grs/types';
@@ -18,7 +18,7 @@ export function workflowIdFor(request: RunRequestInput, now = new Date()): strin
 }
 
 /** Validates the request against its task (refusing bad input before any cost) and starts the Controller. */
-export async function startRun(client: Client, request: RunRequestInput, o: StartOptions = {}): Promise<WorkflowHandle> {
+export async function startRun(client: Client, request: RunRequestInput, o: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const { request: checked } = checkRun(request);
   return client.workflow.start(WORKFLOW_TYPE, {
     taskQueue: o.taskQueue ?? DEFAULT_TASK_QUEUE,

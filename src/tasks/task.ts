@@ -27,9 +27,11 @@ export interface ParsedThought {
   error?: string;
 }
 
-export interface SchemeOptions {
+export interface SchemeOptions<P = unknown> {
   /** Problem size where the scheme's shape depends on it (e.g. 32/64/128 elements). */
   size: number;
+  /** The problem itself, for schemes whose shape follows its content (e.g. one branch per sentence). */
+  problem?: P;
 }
 
 export interface Sample<P> {
@@ -48,10 +50,12 @@ export interface Task<P = unknown> {
   sizes: readonly number[];
   /** The named prompts this task can build (checked against the GoO before a run). */
   prompts: readonly string[];
-  schemes: Record<string, (o: SchemeOptions) => GoO>;
+  schemes: Record<string, (o: SchemeOptions<P>) => GoO>;
   /** The problem's size, used to pick a scheme shape (e.g. the list length). */
   sizeOf(problem: P): number;
   rootState(problem: P): ThoughtState;
+  /** A thought's answer as a person reads it (the sorted list, the merged document...). */
+  answerText(state: ThoughtState): string;
   buildPrompt(req: PromptRequest): ChatMessage[];
   /** Turns one sampled answer into thoughts; one answer may yield several (a split) or an invalid one. */
   parseResponse(req: PromptRequest, text: string): ParsedThought[];

@@ -3,7 +3,7 @@ import type { ThoughtState } from '../../grs/types';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSortingProblem, parseSortingCsv } from './dataset';
 import { findIntegerLists, lastIntegerList } from './parse';
-import { improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from './prompts';
+import { fmt, improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from './prompts';
 import { sortingSchemes } from './schemes';
 import { errorScope, UNPARSEABLE_SCORE } from './score';
 
@@ -65,6 +65,10 @@ export const sortingTask: Task<SortingProblem> = {
   schemes: sortingSchemes,
   sizeOf: (p) => p.list.length,
   rootState: (p): SortingState => ({ unsorted: p.list, list: p.list }),
+  answerText: (state) => {
+    const s = asState(state);
+    return s.list ? fmt(s.list) : `(no list: ${String(state.answer ?? 'unparseable answer')})`;
+  },
   parseDataset: parseSortingCsv,
   generateProblem: generateSortingProblem,
 

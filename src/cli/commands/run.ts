@@ -1,0 +1,106 @@
+import { SingleBar } from 'cli-progress';
+import type { WorkflowHandle } from '@temporalio/client';
+import { queryProgress, resultOf, startRun, webUiLink } from '../../client/runs';
+import { ValidationError } from '../../goo/validate';
+import { checkRun } from '../../run/check';
+import type { RunRequestInput } from '../../run/request';
+import { getTask, UnknownTaskError } from '../../tasks/registry';
+import { chooseProblem } from '../problem';
+import { formatReport, reportOf, type RunReport } from '../report';
+import { startRuntime } from '../runtime';
+
+export interface RunOptions {
+  task: string;
+  scheme: string;
+  size?: number;
+  sample: string;
+  dataset?: string;
+  seed: number;
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  priceInput?: number;
+  priceOutput?: number;
+  budgetUsd?: number;
+  budgetTokens?: number;
+  latency: number;
+  taskQueue: string;
+  workflowId?: string;
+  worker: boolean;
+  json: boolean;
+  progress: boolean;
+}
+
+/** Builds the run request from CLI options; every mistake is reported before anything starts. */
+export function requestFromOptions(o: RunOptions): RunRequestInput {
+  let task;
+  try {
+    task = getTask(o.task);
+  } catch (e) {
+    if (e instanceof UnknownTaskError) throw new ValidationError('options', [{ path: '--task', message: e.message }]);
+    throw e;
+  }
+  const scheme = task.schemes[o.scheme];
+  if (!scheme) {
+    throw new ValidationError('options', [{ path: '--scheme', message: `task "${task.id}" has no scheme "${o.scheme}"; expected one of: ${Object.keys(task.schemes).join(', ')}` }]);
+  }
+  const { sampleId, problem, size } = chooseProblem(task, { sample: o.sample, ...(o.dataset ? { dataset: o.dataset } : {}), ...(o.size ? { size: o.size } : {}) });
+  const budget = o.budgetUsd !== undefined || o.budgetTokens !== undefined ? { maxCostUsd: o.budgetUsd, maxTokens: o.budgetTokens } : undefined;
+  return {
+    task: task.id,
+    problem: problem as RunRequestInput['problem'],
+    goo: scheme({ size, problem }),
+    llm: {
+      model: o.model ?? process.env.GOT_MODEL ?? (process.env.OPENAI_BASE_URL ? 'gpt-4o-mini' : 'sim-got-1'),
+      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+      ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+      pricing: { inputPerMTok: o.priceInput ?? 1.5, outputPerMTok: o.priceOutput ?? 2.0 },
+    },
+    ...(budget ? { budget } : {}),
+    seed: o.seed,
+    labels: { scheme: o.scheme, size, sample: sampleId },
+  };
+}
+
+export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport> {
+  const request = requestFromOptions(o);
+  checkRun(request); // refuse bad input before a server, a worker or an LLM is touched
+  const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, log });
+  try {
+    const started = Date.now();
+    const handle = await startRun(runtime.client, request, { taskQueue: o.taskQueue, ...(o.workflowId ? { workflowId: o.workflowId } : {}) });
+    const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
+    log(`Started ${handle.workflowId}\n  Web UI: ${webUi}`);
+    const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle) : await resultOf(handle);
+    const report = reportOf(result, { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi }, Date.now() - started, getTask(request.task).answerText);
+    console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));
+    return report;
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function withProgressBar(handle: WorkflowHandle) {
+  const bar = new SingleBar({
+    format: '  {bar} {value}/{total} operations · {calls} LLM calls · {tokens} tokens · ${cost}',
+    hideCursor: true,
+    stream: process.stderr,
+  });
+  bar.start(1, 0, { calls: 0, tokens: 0, cost: '0.0000' });
+  const poll = setInterval(() => {
+    queryProgress(handle)
+      .then((p) => {
+        bar.setTotal(p.operationsTotal);
+        bar.update(p.operationsDone, { calls: p.llmCalls, tokens: p.promptTokens + p.completionTokens, cost: p.costUsd.toFixed(4) });
+      })
+      .catch(() => undefined); // a query can race the run's completion; the next poll or the result settles it
+  }, 250);
+  try {
+    const result = await resultOf(handle);
+    bar.update(result.grs.operations.length, { calls: result.grs.totals.llmCalls, tokens: result.grs.totals.promptTokens + result.grs.totals.completionTokens, cost: result.grs.totals.costUsd.toFixed(4) });
+    return result;
+  } finally {
+    clearInterval(poll);
+    bar.stop();
+  }
+}

@@ -1,0 +1,115 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ensureLocalServer, stopLocalServer } from '../devserver/dev-server';
+import { ensureTemporalCli } from '../devserver/temporal-cli';
+import { ValidationError } from '../goo/validate';
+import { DEFAULT_TASK_QUEUE } from '../run/request';
+import { startSimulatedLlm } from '../simllm/server';
+import { TASKS } from '../tasks/registry';
+import { runCommand, type RunOptions } from './commands/run';
+import { stateDir } from './runtime';
+
+/** Exit codes: 0 done, 1 the run failed, 2 bad input (nothing was spent), 3 the environment is not usable. */
+export const EXIT = { ok: 0, runFailed: 1, badInput: 2, environment: 3 } as const;
+
+const log = (line: string) => console.error(line);
+const int = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError(`${name} must be a whole number`);
+  return n;
+};
+const num = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number`);
+  return n;
+};
+
+function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; latency: number }): Command {
+  return cmd
+    .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
+    .option('--scheme <scheme>', 'prompting scheme: io, cot, tot, tot2, got', defaults.scheme)
+    .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
+    .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')
+    .option('--dataset <csv>', 'dataset in the reference CSV format (e.g. ../shared/data/got-examples/sorting_064.csv)')
+    .option('--seed <n>', 'seed of the LLM requests (same seed, same questions)', int('--seed'), 0)
+    .option('--model <name>', 'model name (env GOT_MODEL)')
+    .option('--temperature <t>', 'sampling temperature', num('--temperature'))
+    .option('--max-tokens <n>', 'max completion tokens per answer', int('--max-tokens'))
+    .option('--price-input <usd>', 'USD per million prompt tokens (default 1.5)', num('--price-input'))
+    .option('--price-output <usd>', 'USD per million completion tokens (default 2.0)', num('--price-output'))
+    .option('--budget-usd <usd>', 'stop scheduling LLM calls once this much is spent', num('--budget-usd'))
+    .option('--budget-tokens <n>', 'stop scheduling LLM calls once this many tokens are used', int('--budget-tokens'))
+    .option('--latency <ms>', 'latency of the simulated LLM (ignored with OPENAI_BASE_URL)', int('--latency'), defaults.latency)
+    .option('--task-queue <name>', 'Temporal task queue', process.env.GOT_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
+    .option('--workflow-id <id>', 'workflow id (default: says what the run is)')
+    .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
+    .option('--no-progress', 'no progress bar')
+    .option('--json', 'print the report as JSON', false);
+}
+
+const program = new Command('got')
+  .description('Graph of Thoughts reasoning as durable Temporal workflows')
+  .showHelpAfterError();
+
+addRunOptions(program.command('run').description('run one prompting scheme on one problem and print the result'), { scheme: 'got', latency: 0 }).action(
+  async (o: RunOptions) => {
+    await runCommand(o);
+  },
+);
+
+addRunOptions(
+  program
+    .command('demo')
+    .description('set everything up (Temporal dev server, simulated LLM unless OPENAI_BASE_URL is set) and run GoT on sorting 64 numbers'),
+  { scheme: 'got', size: 64, latency: 300 },
+).action(async (o: RunOptions) => {
+  const report = await runCommand(o);
+  log(`\nThe run stays visible in the Web UI and in \`temporal workflow list\`; the dev server keeps running (stop it with \`npm run server:stop\`).`);
+  if (!report.best) process.exitCode = EXIT.runFailed;
+});
+
+program
+  .command('setup')
+  .description('build or find the Temporal CLI and start the local dev server (kept running in the background)')
+  .action(async () => {
+    const binary = await ensureTemporalCli({ log });
+    const server = await ensureLocalServer({ stateDir: stateDir(), log });
+    log(`Temporal CLI: ${binary}\nServer: ${server.address}\nWeb UI: ${server.uiUrl}`);
+  });
+
+const server = program.command('server').description('the local Temporal dev server');
+server
+  .command('start')
+  .description('start it (or reuse the running one)')
+  .action(async () => {
+    const s = await ensureLocalServer({ stateDir: stateDir(), log });
+    log(`Server: ${s.address}\nWeb UI: ${s.uiUrl}`);
+  });
+server
+  .command('stop')
+  .description('stop it (runs are kept in its SQLite file)')
+  .action(async () => log((await stopLocalServer(stateDir())) ? 'Stopped the local Temporal dev server.' : 'No local Temporal dev server was running.'));
+
+program
+  .command('sim-llm')
+  .description('serve the simulated OpenAI-compatible LLM in the foreground (for workers started with npm run worker)')
+  .option('--port <n>', 'port on 127.0.0.1', int('--port'), 8000)
+  .option('--latency <ms>', 'latency per request', int('--latency'), 0)
+  .action(async (o: { port: number; latency: number }) => {
+    const sim = await startSimulatedLlm({ port: o.port, latencyMs: o.latency });
+    log(`Simulated LLM at ${sim.baseURL} (use OPENAI_BASE_URL=${sim.baseURL}); Ctrl-C stops it.`);
+    await new Promise<void>((resolve) => process.once('SIGINT', () => void sim.close().then(resolve)));
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  if (error instanceof ValidationError) {
+    log(error.message);
+    process.exit(EXIT.badInput);
+  }
+  if (error instanceof WorkflowFailedError) {
+    log(`run failed: ${error.cause?.message ?? error.message}`);
+    process.exit(EXIT.runFailed);
+  }
+  log(error instanceof Error ? error.message : String(error));
+  process.exit(EXIT.environment);
+});

@@ -1,0 +1,63 @@
+import type { RunResult } from '../run/request';
+
+export interface RunReport {
+  workflowId: string;
+  runId: string;
+  webUi: string;
+  task: string;
+  labels: Record<string, string | number>;
+  best?: { id: string; score?: number; solved?: boolean; valid: boolean; answer: string };
+  llmCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  budgetExhausted: boolean;
+  wallMs: number;
+  /** Sum of the LLM calls' latencies: what a sequential Controller would wait at least. */
+  summedLlmLatencyMs: number;
+  thoughts: number;
+}
+
+export function reportOf(
+  result: RunResult,
+  ids: { workflowId: string; runId: string; webUi: string },
+  wallMs: number,
+  answerText: (state: Record<string, unknown>) => string,
+): RunReport {
+  const { grs, best } = result;
+  return {
+    ...ids,
+    task: result.task,
+    labels: result.labels,
+    ...(best ? { best: { id: best.id, score: best.score, solved: best.solved, valid: best.valid, answer: answerText(best.state) } } : {}),
+    llmCalls: grs.totals.llmCalls,
+    promptTokens: grs.totals.promptTokens,
+    completionTokens: grs.totals.completionTokens,
+    costUsd: grs.totals.costUsd,
+    budgetExhausted: grs.budgetExhausted,
+    wallMs,
+    summedLlmLatencyMs: grs.calls.reduce((sum, c) => sum + c.latencyMs, 0),
+    thoughts: grs.thoughts.length,
+  };
+}
+
+const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+export function formatReport(r: RunReport): string {
+  const labels = Object.entries(r.labels).map(([k, v]) => `${k} ${v}`).join(' · ');
+  const best = r.best
+    ? `${r.best.id}  score ${r.best.score ?? 'n/a'}${r.best.solved === undefined ? '' : r.best.solved ? '  (solved)' : '  (not solved)'}`
+    : 'none (no final thought was scored)';
+  const answer = r.best ? truncate(r.best.answer.replace(/\s+/g, ' '), 160) : '';
+  const speedup = r.wallMs > 0 ? r.summedLlmLatencyMs / r.wallMs : 0;
+  return [
+    `run ${r.workflowId}`,
+    `  task ${r.task}${labels ? ` · ${labels}` : ''}`,
+    `  best thought  ${best}`,
+    ...(answer ? [`  answer        ${answer}`] : []),
+    `  LLM           ${r.llmCalls} calls · ${r.promptTokens.toLocaleString('en')} prompt + ${r.completionTokens.toLocaleString('en')} completion tokens · $${r.costUsd.toFixed(4)}${r.budgetExhausted ? ' · budget exhausted' : ''}`,
+    `  graph         ${r.thoughts} thoughts`,
+    `  time          ${(r.wallMs / 1000).toFixed(2)} s wall · ${(r.summedLlmLatencyMs / 1000).toFixed(2)} s of LLM calls (${speedup.toFixed(1)}x from running branches in parallel)`,
+    `  Web UI        ${r.webUi}`,
+  ].join('\n');
+}

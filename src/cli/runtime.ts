@@ -1,0 +1,74 @@
+import { resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { ensureLocalServer } from '../devserver/dev-server';
+import { startSimulatedLlm, type SimulatedLlm } from '../simllm/server';
+import { createGotWorker } from '../../worker/create';
+import type { LlmEndpoint } from '../llm/client';
+
+export interface RuntimeOptions {
+  /** Start a worker inside this process (default), or rely on workers running elsewhere. */
+  inProcessWorker: boolean;
+  taskQueue: string;
+  /** Latency of the simulated LLM, when it is used. */
+  simulatedLatencyMs: number;
+  log: (line: string) => void;
+}
+
+export interface CliRuntime {
+  client: Client;
+  namespace: string;
+  uiUrl: string;
+  /** Where LLM calls go: a real endpoint from the environment, or the simulated one. */
+  llm: { endpoint: LlmEndpoint; simulated?: SimulatedLlm };
+  close(): Promise<void>;
+}
+
+export const stateDir = () => resolve(process.env.GOT_STATE_DIR ?? '.got');
+
+/**
+ * Brings up what a CLI run needs. Each part has a real-deployment path (TEMPORAL_ADDRESS,
+ * OPENAI_BASE_URL, external workers) and an embedded default (a local dev server kept running in
+ * the background, the simulated LLM and a worker in this process).
+ */
+export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const server = process.env.TEMPORAL_ADDRESS
+    ? { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' }
+    : await ensureLocalServer({ stateDir: stateDir(), log: o.log });
+
+  const connection = await Connection.connect({ address: server.address });
+  const cleanups: (() => Promise<void>)[] = [() => connection.close()];
+
+  let simulated: SimulatedLlm | undefined;
+  const endpoint: LlmEndpoint = process.env.OPENAI_BASE_URL
+    ? { baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY ?? 'unset', supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false' }
+    : await (async () => {
+        simulated = await startSimulatedLlm({ latencyMs: o.simulatedLatencyMs });
+        cleanups.push(() => simulated!.close());
+        o.log(`No OPENAI_BASE_URL set: using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call).`);
+        return { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true };
+      })();
+
+  if (o.inProcessWorker) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    const native = await NativeConnection.connect({ address: server.address });
+    const worker: Worker = await createGotWorker({ connection: native, namespace, taskQueue: o.taskQueue, llm: endpoint });
+    const running = worker.run();
+    cleanups.push(async () => {
+      worker.shutdown();
+      await running;
+      await native.close();
+    });
+  }
+
+  return {
+    client: new Client({ connection, namespace }),
+    namespace,
+    uiUrl: server.uiUrl,
+    llm: { endpoint, ...(simulated ? { simulated } : {}) },
+    async close() {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    },
+  };
+}
