@@ -6,10 +6,10 @@ import { costOf } from '../src/llm/cost';
 import type { LlmClient } from '../src/llm/client';
 import { checkRun } from '../src/run/check';
 import { getTask } from '../src/tasks/registry';
-import type { AnyTask, ParsedThought, PromptRequest } from '../src/tasks/task';
-import type { LlmStep, LlmStepResult, LocalStep } from './llm-step';
+import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
+import type { LlmStep, LlmStepResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
 
-export type { LlmStep, LlmStepResult, LocalStep } from './llm-step';
+export type { LlmStep, LlmStepResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
 
 export interface ActivityDeps {
   llm: LlmClient;
@@ -23,6 +23,37 @@ export interface ActivityDeps {
  * which the worker wires once.
  */
 export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityDeps) {
+  /** Calls the model with heartbeats and cancellation, turning faults into classified Temporal failures. */
+  async function complete(step: { samples: number; llm: LlmStep['llm']; seed: number }, messages: ChatMessage[]) {
+    const ctx = Context.current();
+    const started = Date.now();
+    const heartbeat = setInterval(() => ctx.heartbeat(), heartbeatIntervalMs);
+    try {
+      const completion = await llm.complete({
+        model: step.llm.model,
+        messages,
+        samples: step.samples,
+        temperature: step.llm.temperature,
+        maxTokens: step.llm.maxTokens,
+        seed: step.seed,
+        signal: ctx.cancellationSignal,
+      });
+      return {
+        completion,
+        usage: completion.usage,
+        costUsd: costOf(completion.usage, step.llm.pricing),
+        model: completion.model,
+        latencyMs: Date.now() - started,
+        attempt: ctx.info.attempt,
+      };
+    } catch (error) {
+      if (ctx.cancellationSignal.aborted) throw new CancelledFailure('LLM call cancelled');
+      throw toFailure(error, llm.endpoint.baseURL);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
   return {
     /** Checks a run request against its task and returns the problem's root thought. */
     async prepareRun(request: unknown): Promise<{ rootState: Record<string, unknown>; higherIsBetter: boolean }> {
@@ -36,36 +67,28 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
     },
 
     async callLlm(step: LlmStep): Promise<LlmStepResult> {
-      const ctx = Context.current();
       const task = getTask(step.task);
       const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts };
-      const messages = task.buildPrompt(request);
-      const started = Date.now();
-      const heartbeat = setInterval(() => ctx.heartbeat(), heartbeatIntervalMs);
-      try {
-        const completion = await llm.complete({
-          model: step.llm.model,
-          messages,
-          samples: step.samples,
-          temperature: step.llm.temperature,
-          maxTokens: step.llm.maxTokens,
-          seed: step.seed,
-          signal: ctx.cancellationSignal,
-        });
-        return {
-          answers: completion.texts.map((text, i) => parseAnswer(task, request, text, completion.finishReasons[i]!)),
-          usage: completion.usage,
-          costUsd: costOf(completion.usage, step.llm.pricing),
-          model: completion.model,
-          latencyMs: Date.now() - started,
-          attempt: ctx.info.attempt,
-        };
-      } catch (error) {
-        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('LLM call cancelled');
-        throw toFailure(error, llm.endpoint.baseURL);
-      } finally {
-        clearInterval(heartbeat);
-      }
+      const { completion, ...meta } = await complete(step, task.buildPrompt(request));
+      return {
+        answers: completion.texts.map((text, i) => parseAnswer(task, request, text, completion.finishReasons[i]!)),
+        ...meta,
+      };
+    },
+
+    async scoreWithLlm(step: ScoreStep): Promise<ScoreStepResult> {
+      const scorer = getTask(step.task).llmScorers?.[step.scorer];
+      if (!scorer) throw ApplicationFailure.nonRetryable(`task "${step.task}" has no LLM scorer "${step.scorer}"`, 'ValidationError');
+      const { completion, ...meta } = await complete(step, scorer.buildPrompt(step.state, step.problem));
+      const ratings = completion.texts.map((text) => {
+        try {
+          return scorer.parseRatings(text);
+        } catch {
+          return undefined;
+        }
+      });
+      const parsed = ratings.filter((r): r is number[] => r !== undefined);
+      return { score: parsed.length ? scorer.combine(parsed) : scorer.unparseableScore, ratings, ...meta };
     },
 
     async scoreThoughts({ task, problem, states }: LocalStep): Promise<number[]> {

@@ -30,3 +30,25 @@ export interface LocalStep {
   problem: unknown;
   states: ThoughtState[];
 }
+
+/** One LLM judgement of one thought, sampled `samples` times. */
+export interface ScoreStep {
+  task: string;
+  scorer: string;
+  problem: unknown;
+  state: ThoughtState;
+  samples: number;
+  llm: LlmSettings;
+  seed: number;
+}
+
+export interface ScoreStepResult {
+  score: number;
+  /** Parsed ratings per sample; undefined where a sample could not be read. */
+  ratings: (number[] | undefined)[];
+  usage: Usage;
+  costUsd: number;
+  model: string;
+  latencyMs: number;
+  attempt: number;
+}

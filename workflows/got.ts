@@ -8,12 +8,14 @@ import {
 } from '@temporalio/workflow';
 import type { GotActivities, LlmStep } from '../activities';
 import { validateGoO, ValidationError, parseOrThrow, type AnalyzedGoO } from '../src/goo/validate';
-import { callsLlm, type Operation, type OperationOf } from '../src/goo/schema';
+import { callsLlm, type Operation, type OperationOf, type Scorer } from '../src/goo/schema';
 import { GrsRecorder, type NewThought } from '../src/grs/recorder';
 import type { Grs, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
 import { RunRequest, type Progress, type RunRequestInput, type RunResult } from '../src/run/request';
 import { hashSeed } from '../src/util/random';
+
+type LlmScorerSpec = Extract<Scorer, { kind: 'llm' }>;
 
 export const progressQuery = defineQuery<Progress>('progress');
 export const grsQuery = defineQuery<Grs>('grs');
@@ -93,6 +95,33 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     return thoughts;
   }
 
+  /** Scores one thought by asking the LLM (the task's judge), unless the budget is spent. */
+  async function judge(op: Operation, scorer: LlmScorerSpec, key: string, thought: Thought): Promise<void> {
+    if (!budgetLeft()) return;
+    const result = await llm.scoreWithLlm({
+      task: request.task,
+      scorer: scorer.prompt,
+      problem: request.problem,
+      state: thought.state,
+      samples: scorer.samples,
+      llm: request.llm,
+      seed: hashSeed(request.seed, op.id, key),
+    });
+    grs.recordCall(key, {
+      operationId: op.id,
+      purpose: 'score',
+      inputThoughts: [thought.id],
+      outputThoughts: [],
+      model: result.model,
+      samples: scorer.samples,
+      usage: result.usage,
+      costUsd: result.costUsd,
+      latencyMs: result.latencyMs,
+      attempt: result.attempt,
+    });
+    grs.setScore(thought.id, result.score);
+  }
+
   async function validateAndImprove(op: OperationOf<'validateAndImprove'>, inputs: Thought[]): Promise<Thought[]> {
     return Promise.all(
       inputs.map(async (start, i) => {
@@ -121,6 +150,11 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
         return validateAndImprove(op, inputs);
       case 'score': {
         if (!inputs.length) return [];
+        const scorer = op.scorer;
+        if (scorer.kind === 'llm') {
+          await Promise.all(inputs.map((t, i) => judge(op, scorer, String(i), t)));
+          return inputs;
+        }
         const scores = await local.scoreThoughts(localStep(inputs));
         inputs.forEach((t, i) => grs.setScore(t.id, scores[i]!));
         return inputs;

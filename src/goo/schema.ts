@@ -122,6 +122,7 @@ export type OperationType = Operation['type'];
 export type GoO = z.infer<typeof GoO>;
 export type GoOInput = z.input<typeof GoO>;
 export type OperationOf<T extends OperationType> = Extract<Operation, { type: T }>;
+export type Scorer = z.infer<typeof Scorer>;
 
 /** Operations that call the LLM: these become activities and count against the budget. */
 export const LLM_OPERATION_TYPES = ['generate', 'aggregate', 'improve', 'validateAndImprove'] as const;

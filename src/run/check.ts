@@ -51,7 +51,8 @@ function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number]
       return op.type === 'validateAndImprove' && !task.validate ? missing('local validator') : [];
     case 'score':
       if (op.scorer.kind === 'local') return task.score ? [] : missing('local scoring function');
-      return [{ path: path('scorer'), message: `task "${task.id}" has no LLM scorer "${op.scorer.prompt}"` }];
+      if (task.llmScorers?.[op.scorer.prompt]) return [];
+      return [{ path: path('scorer'), message: `task "${task.id}" has no LLM scorer "${op.scorer.prompt}"; expected one of: ${Object.keys(task.llmScorers ?? {}).join(', ') || '(none)'}` }];
     case 'groundTruth':
       return task.groundTruth ? [] : missing('ground truth check');
     default:

@@ -34,6 +34,17 @@ export interface SchemeOptions<P = unknown> {
   problem?: P;
 }
 
+/** An LLM judge: asks the model to rate a thought, `samples` times, and combines the ratings into a score. */
+export interface LlmScorer<P> {
+  buildPrompt(state: ThoughtState, problem: P): ChatMessage[];
+  /** The ratings in one answer (e.g. redundancy and retention), or undefined when the answer has none. */
+  parseRatings(text: string): number[] | undefined;
+  /** Combines the parsed samples into one score; called with at least one sample. */
+  combine(samples: number[][]): number;
+  /** The score when no sample could be parsed. */
+  unparseableScore: number;
+}
+
 export interface Sample<P> {
   id: string;
   problem: P;
@@ -61,6 +72,8 @@ export interface Task<P = unknown> {
   parseResponse(req: PromptRequest, text: string): ParsedThought[];
   /** Local score of a thought (no LLM); lower or higher is better per `higherIsBetter`. */
   score?(state: ThoughtState, problem: P): number;
+  /** LLM judges by name, for Score operations with an `llm` scorer. */
+  llmScorers?: Record<string, LlmScorer<P>>;
   /** Local validity check used by ValidateAndImprove. */
   validate?(state: ThoughtState, problem: P): boolean;
   /** Reads the reference dataset format (CSV text); errors name the row and column. */
