@@ -81,6 +81,20 @@ describe('validateGoO refusals', () => {
       message: /k = 6 exceeds the configured bound of 5/,
     },
     {
+      name: 'tries above the configured bound',
+      goo: { operations: [gen('a'), { id: 'v', type: 'validateAndImprove', prompt: 'improve', tries: 4, inputs: ['a'] }] },
+      limits: { ...DEFAULT_LIMITS, maxTries: 3 },
+      path: 'goo.operations[1].tries',
+      message: /tries = 4 exceeds the configured bound of 3/,
+    },
+    {
+      name: 'LLM score samples above the configured bound',
+      goo: { operations: [gen('a'), { id: 's', type: 'score', scorer: { kind: 'llm', prompt: 'rate', samples: 9 }, inputs: ['a'] }] },
+      limits: { ...DEFAULT_LIMITS, maxScoreSamples: 8 },
+      path: 'goo.operations[1].scorer.samples',
+      message: /samples = 9 exceeds the configured bound of 8/,
+    },
+    {
       name: 'an unknown operation type',
       goo: { operations: [gen('a'), { id: 'b', type: 'teleport', inputs: ['a'] }] },
       path: 'goo.operations[1].type',

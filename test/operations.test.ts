@@ -75,7 +75,7 @@ describe('select', () => {
     t('p/0.4', undefined, { state: {} }),
   ];
 
-  it.each([
+  it.each<{ where: Record<string, string | number | boolean>; want: string[] }>([
     { where: { part: 1 }, want: ['p/0.1', 'p/0.2'] },
     { where: { part: 1, kind: 'sort' }, want: ['p/0.1'] },
     { where: { part: 1, kind: 'sort', final: true }, want: ['p/0.1'] },

@@ -59,12 +59,21 @@ export class GooBuilder {
     return { version: 1, operations: this.ops.map((op) => ({ ...op, inputs: [...op.inputs] })) };
   }
 
-  private add(op: DistributiveOmit<Operation, 'id' | 'inputs'>, inputs: Inputs, stem: string, explicit?: string): Ref {
-    const n = (this.counters.get(stem) ?? 0) + 1;
+  /** `<stem>-<n>` with the next n whose id is not taken (explicit ids may have taken some). */
+  private nextFreeId(stem: string): string {
+    let n = this.counters.get(stem) ?? 0;
+    do n++;
+    while (this.ops.some((op) => op.id === `${stem}-${n}`));
     this.counters.set(stem, n);
-    const id = explicit ?? `${stem}-${n}`;
+    return `${stem}-${n}`;
+  }
+
+  private add(op: DistributiveOmit<Operation, 'id' | 'inputs'>, inputs: Inputs, stem: string, explicit?: string): Ref {
+    const id = explicit ?? this.nextFreeId(stem);
     const list = typeof inputs === 'string' ? [inputs] : [...inputs];
-    this.ops.push({ ...op, id, inputs: list } as Operation);
+    // Optional fields left undefined are dropped, so the GoO is the same after a JSON round trip.
+    const defined = Object.fromEntries(Object.entries(op).filter(([, v]) => v !== undefined));
+    this.ops.push({ ...defined, id, inputs: list } as unknown as Operation);
     return id as Ref;
   }
 }

@@ -68,7 +68,7 @@ export function validateGoO(input: GoOInput | unknown, limits: Limits = DEFAULT_
   });
 
   goo.operations.forEach((op, i) => {
-    checkBounds(op, limits).forEach((message) => issues.push({ path: at(i), message }));
+    checkBounds(op, limits).forEach(({ field, message }) => issues.push({ path: at(i, field), message }));
     if (op.inputs.length === 0 && op.type !== 'generate') {
       issues.push({ path: at(i, 'inputs'), message: `a ${op.type} operation needs at least one input operation (only generate may start from the problem)` });
     }
@@ -94,16 +94,16 @@ export function validateGoO(input: GoOInput | unknown, limits: Limits = DEFAULT_
   return { goo, byId, order, successors, sinks };
 }
 
-function checkBounds(op: Operation, limits: Limits): string[] {
-  const problems: string[] = [];
+function checkBounds(op: Operation, limits: Limits): { field: string; message: string }[] {
+  const problems: { field: string; message: string }[] = [];
   if ((op.type === 'generate' || op.type === 'aggregate') && op.k > limits.maxBranches) {
-    problems.push(`k = ${op.k} exceeds the configured bound of ${limits.maxBranches} branches`);
+    problems.push({ field: 'k', message: `k = ${op.k} exceeds the configured bound of ${limits.maxBranches} branches` });
   }
   if (op.type === 'validateAndImprove' && op.tries > limits.maxTries) {
-    problems.push(`tries = ${op.tries} exceeds the configured bound of ${limits.maxTries}`);
+    problems.push({ field: 'tries', message: `tries = ${op.tries} exceeds the configured bound of ${limits.maxTries}` });
   }
   if (op.type === 'score' && op.scorer.kind === 'llm' && op.scorer.samples > limits.maxScoreSamples) {
-    problems.push(`scorer.samples = ${op.scorer.samples} exceeds the configured bound of ${limits.maxScoreSamples}`);
+    problems.push({ field: 'scorer.samples', message: `scorer.samples = ${op.scorer.samples} exceeds the configured bound of ${limits.maxScoreSamples}` });
   }
   return problems;
 }

@@ -76,6 +76,10 @@ export interface Task<P = unknown> {
   llmScorers?: Record<string, LlmScorer<P>>;
   /** Local validity check used by ValidateAndImprove. */
   validate?(state: ThoughtState, problem: P): boolean;
+  /** The reference dataset file for a size, e.g. `sorting_064.csv` (looked up in a dataset folder). */
+  datasetFile?(size: number): string;
+  /** Upper end of the score axis in figures: errors beyond it are clamped (the paper clamps at the list length). */
+  plotMax?(size: number): number;
   /** Reads the reference dataset format (CSV text); errors name the row and column. */
   parseDataset(csv: string): Sample<P>[];
   /** A reproducible problem of the given size, for demos and benchmarks without a dataset. */

@@ -69,6 +69,8 @@ export const sortingTask: Task<SortingProblem> = {
     const s = asState(state);
     return s.list ? fmt(s.list) : `(no list: ${String(state.answer ?? 'unparseable answer')})`;
   },
+  datasetFile: (size) => `sorting_${String(size).padStart(3, '0')}.csv`,
+  plotMax: (size) => size,
   parseDataset: parseSortingCsv,
   generateProblem: generateSortingProblem,
 

@@ -54,10 +54,11 @@ function got({ size }: SchemeOptions): GoO {
     const part = b.selector(split, { where: { part: i }, id: `part-${i}` });
     return b.keepBestN(b.score(b.generate(part, { prompt: 'sort', k: 5 })), { n: 1, ...LOWER });
   });
-  const improveInTree = parts > 2;
   while (level.length > 1) {
+    // Inner merges get an improve round; the root merge feeds the final improve stage directly.
+    const isRoot = level.length === 2;
     const next: Ref[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(mergeNode(b, level.slice(i, i + 2), improveInTree));
+    for (let i = 0; i < level.length; i += 2) next.push(mergeNode(b, level.slice(i, i + 2), !isRoot));
     level = next;
   }
   const finalCandidates = b.score([b.generate(level[0]!, { prompt: 'improve', k: 10 }), level[0]!]);
