@@ -6,6 +6,7 @@ import { ValidationError } from '../goo/validate';
 import { DEFAULT_TASK_QUEUE } from '../run/request';
 import { startSimulatedLlm } from '../simllm/server';
 import { TASKS } from '../tasks/registry';
+import { runEvaluation, type EvalOptions } from '../eval/run-eval';
 import { runCommand, type RunOptions } from './commands/run';
 import { stateDir } from './runtime';
 
@@ -24,13 +25,25 @@ const num = (name: string) => (v: string) => {
   return n;
 };
 
+const list = <T>(parse: (v: string) => T) => (v: string) => v.split(',').map((x) => parse(x.trim()));
+
 function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; latency: number }): Command {
+  return addExecutionOptions(
+    cmd
+      .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
+      .option('--scheme <scheme>', 'prompting scheme (e.g. io, cot, tot, tot2, got)', defaults.scheme)
+      .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
+      .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')
+      .option('--dataset <csv>', 'dataset in the reference CSV format (e.g. ../shared/data/got-examples/sorting_064.csv)')
+      .option('--workflow-id <id>', 'workflow id (default: says what the run is)')
+      .option('--json', 'print the report as JSON', false),
+    defaults.latency,
+  );
+}
+
+/** Options shared by every command that runs workflows: the LLM, the budget, where the work runs. */
+function addExecutionOptions(cmd: Command, latency: number): Command {
   return cmd
-    .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
-    .option('--scheme <scheme>', 'prompting scheme: io, cot, tot, tot2, got', defaults.scheme)
-    .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
-    .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')
-    .option('--dataset <csv>', 'dataset in the reference CSV format (e.g. ../shared/data/got-examples/sorting_064.csv)')
     .option('--seed <n>', 'seed of the LLM requests (same seed, same questions)', int('--seed'), 0)
     .option('--model <name>', 'model name (env GOT_MODEL)')
     .option('--temperature <t>', 'sampling temperature', num('--temperature'))
@@ -39,12 +52,10 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
     .option('--price-output <usd>', 'USD per million completion tokens (default 2.0)', num('--price-output'))
     .option('--budget-usd <usd>', 'stop scheduling LLM calls once this much is spent', num('--budget-usd'))
     .option('--budget-tokens <n>', 'stop scheduling LLM calls once this many tokens are used', int('--budget-tokens'))
-    .option('--latency <ms>', 'latency of the simulated LLM (ignored with OPENAI_BASE_URL)', int('--latency'), defaults.latency)
+    .option('--latency <ms>', 'latency of the simulated LLM (ignored with OPENAI_BASE_URL)', int('--latency'), latency)
     .option('--task-queue <name>', 'Temporal task queue', process.env.GOT_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
-    .option('--workflow-id <id>', 'workflow id (default: says what the run is)')
     .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
-    .option('--no-progress', 'no progress bar')
-    .option('--json', 'print the report as JSON', false);
+    .option('--no-progress', 'no progress bar');
 }
 
 const program = new Command('got')
@@ -66,6 +77,25 @@ addRunOptions(
   const report = await runCommand(o);
   log(`\nThe run stays visible in the Web UI and in \`temporal workflow list\`; the dev server keeps running (stop it with \`npm run server:stop\`).`);
   if (!report.best) process.exitCode = EXIT.runFailed;
+});
+
+addExecutionOptions(
+  program
+    .command('eval')
+    .description('run samples x schemes x sizes of a task as concurrent workflows; write runs.csv/json, summary.md and the paper-style figure (SVG, PNG)')
+    .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
+    .option('--schemes <list>', 'comma-separated schemes (default: all of the task)', list(String))
+    .option('--sizes <list>', 'comma-separated problem sizes (default: all of the task)', list(int('--sizes')))
+    .option('--samples <n>', 'samples per scheme and size', int('--samples'), 10)
+    .option('--dataset-dir <dir>', 'folder with the reference CSVs (e.g. ../shared/data/got-examples); default: generated problems')
+    .option('--out <dir>', 'output folder; rerunning with the same folder resumes', 'out/eval')
+    .option('--concurrency <n>', 'runs in flight at once', int('--concurrency'), 16),
+  0,
+).action(async (o: EvalOptions & { schemes?: string[]; sizes?: number[] }) => {
+  const task = TASKS[o.task]!;
+  const outcome = await runEvaluation({ ...o, schemes: o.schemes ?? Object.keys(task.schemes), sizes: o.sizes ?? [...task.sizes] });
+  log(`\n${outcome.ran} runs now, ${outcome.reused} reused from earlier.\nTable: ${outcome.files.csv}\nFigure: ${outcome.files.png}`);
+  if (outcome.rows.some((r) => r.status === 'failed')) process.exitCode = EXIT.runFailed;
 });
 
 program

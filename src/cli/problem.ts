@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { ValidationError } from '../goo/validate';
-import type { AnyTask } from '../tasks/task';
+import type { AnyTask, Sample } from '../tasks/task';
+
+const datasets = new Map<string, Sample<unknown>[]>();
+
+/** Parsed once per process: an evaluation picks many samples from the same file. */
+function loadDataset(task: AnyTask, path: string): Sample<unknown>[] {
+  const key = `${task.id}:${path}`;
+  if (!datasets.has(key)) datasets.set(key, task.parseDataset(readFileSync(path, 'utf8')));
+  return datasets.get(key)!;
+}
 
 export interface ProblemChoice {
   dataset?: string;
@@ -20,7 +29,7 @@ export interface ChosenProblem {
  */
 export function chooseProblem(task: AnyTask, choice: ProblemChoice): ChosenProblem {
   if (choice.dataset) {
-    const samples = task.parseDataset(readFileSync(choice.dataset, 'utf8'));
+    const samples = loadDataset(task, choice.dataset);
     const found = samples.find((s) => s.id === choice.sample);
     if (!found) {
       throw new ValidationError('sample', [{ path: '--sample', message: `no sample with ID "${choice.sample}" in ${choice.dataset} (it has ${samples.length}, IDs ${samples[0]?.id} to ${samples.at(-1)?.id})` }]);

@@ -15,10 +15,15 @@ export function sortingLambda(length: number): number {
 }
 
 const COT_FACTOR = 0.8;
-const MERGE_FACTOR = 0.7;
+// Merging two sorted lists is mechanical: far fewer slips than sorting the same numbers from scratch.
+const MERGE_FACTOR = 0.35;
 const SPLIT_MISTAKES_PER_16 = 0.05;
-const IMPROVE_FIX_PROBABILITY = 0.7;
-const IMPROVE_NEW_MISTAKE_FACTOR = 0.25;
+const IMPROVE_NEW_MISTAKE_FACTOR = 0.4;
+
+/** Spotting a mistake gets harder as the list grows: a 16-element list is fixed far more reliably than a 128. */
+export function improveFixProbability(length: number): number {
+  return Math.min(0.85, 0.75 * Math.sqrt(16 / Math.max(length, 1)));
+}
 
 const ascending = (list: readonly number[]) => [...list].sort((a, b) => a - b);
 
@@ -130,9 +135,10 @@ function ascendingRuns(list: readonly number[]): number[][] {
 
 /** Fixes each descent and each surplus or missing copy with some probability, then slips a little. */
 export function improveAttempt(original: readonly number[], attempt: readonly number[], random: Random): number[] {
+  const fix = improveFixProbability(original.length);
   const runs: number[][] = [];
   for (const run of ascendingRuns(attempt)) {
-    if (runs.length > 0 && random() < IMPROVE_FIX_PROBABILITY) runs.push(ascending([...runs.pop()!, ...run]));
+    if (runs.length > 0 && random() < fix) runs.push(ascending([...runs.pop()!, ...run]));
     else runs.push(run);
   }
   const list = runs.flat();
@@ -141,7 +147,7 @@ export function improveAttempt(original: readonly number[], attempt: readonly nu
   for (const value of ascending([...new Set([...want.keys(), ...got.keys()])])) {
     const diff = (want.get(value) ?? 0) - (got.get(value) ?? 0);
     for (let k = 0; k < Math.abs(diff); k++) {
-      if (random() >= IMPROVE_FIX_PROBABILITY) continue;
+      if (random() >= fix) continue;
       if (diff < 0) list.splice(list.indexOf(value), 1);
       else {
         // Before the first larger number: never creates a descent.

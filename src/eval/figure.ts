@@ -1,0 +1,60 @@
+import { writeFileSync } from 'node:fs';
+import { Resvg } from '@resvg/resvg-js';
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import type { EvalRow } from './results';
+
+export interface FigureOptions {
+  task: string;
+  schemes: string[];
+  higherIsBetter: boolean;
+  /** Scores above this are drawn at it (the paper clamps errors at the problem size). */
+  plotMax?: (size: number) => number;
+}
+
+/**
+ * The paper's figures 5-8: per problem size, a box plot of the score of every scheme, with the
+ * total cost of all its runs as a bar on a second axis beside it.
+ */
+export function figureSpec(rows: EvalRow[], o: FigureOptions): TopLevelSpec {
+  const sizes = [...new Set(rows.map((r) => r.size))].sort((a, b) => a - b);
+  const values = rows
+    .filter((r) => r.status === 'completed' && r.score !== null)
+    .map((r) => ({ scheme: r.scheme, size: r.size, score: o.plotMax ? Math.min(r.score!, o.plotMax(r.size)) : r.score, cost: r.costUsd }));
+  const scoreTitle = o.higherIsBetter ? 'score (higher is better)' : 'score: errors (lower is better)';
+  const x = { field: 'scheme', type: 'nominal' as const, sort: o.schemes, title: null, axis: { labelAngle: 0 } };
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: `${o.task}: score per scheme and total cost`, fontSize: 15 },
+    config: { font: 'DejaVu Sans', view: { stroke: '#ccc' } },
+    data: { values },
+    hconcat: sizes.map((size) => ({
+      title: `size ${size} (${values.filter((v) => v.size === size).length / Math.max(1, o.schemes.length)} samples each)`,
+      width: 60 * o.schemes.length,
+      height: 260,
+      transform: [{ filter: `datum.size === ${size}` }],
+      layer: [
+        {
+          transform: [{ aggregate: [{ op: 'sum', field: 'cost', as: 'totalCost' }], groupby: ['scheme'] }],
+          mark: { type: 'bar', color: '#f2a541', opacity: 0.35, width: { band: 0.8 } },
+          encoding: { x, y: { field: 'totalCost', type: 'quantitative', title: 'total cost of the runs (USD)', axis: { orient: 'right', titleColor: '#c47a12' } } },
+        },
+        {
+          mark: { type: 'boxplot', extent: 1.5, size: 22, color: '#3a6ea5', median: { color: 'white' } },
+          encoding: { x, y: { field: 'score', type: 'quantitative', title: scoreTitle, scale: { zero: true } } },
+        },
+      ],
+      resolve: { scale: { y: 'independent' } },
+    })),
+  } as TopLevelSpec;
+}
+
+/** Renders the figure to SVG and PNG files (no browser: vega renders to SVG, resvg rasterises it). */
+export async function renderFigure(spec: TopLevelSpec, svgPath: string, pngPath: string): Promise<void> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  const svg = await view.toSVG();
+  view.finalize();
+  writeFileSync(svgPath, svg);
+  const png = new Resvg(svg, { fitTo: { mode: 'zoom', value: 2 }, background: 'white', font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
+  writeFileSync(pngPath, png);
+}

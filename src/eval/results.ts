@@ -1,0 +1,102 @@
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { stringify } from 'csv-stringify/sync';
+import { jobKey, type EvalJob } from './plan';
+
+export interface EvalRow extends EvalJob {
+  /** The best final thought's score (undefined when nothing was scored). */
+  score: number | null;
+  solved: boolean | null;
+  llmCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  wallMs: number;
+  workflowId: string;
+  status: 'completed' | 'failed';
+  error?: string;
+}
+
+export const COLUMNS: (keyof EvalRow)[] = ['task', 'scheme', 'size', 'sample', 'score', 'solved', 'llmCalls', 'promptTokens', 'completionTokens', 'costUsd', 'wallMs', 'workflowId', 'status', 'error'];
+
+/**
+ * Rows are appended to a JSON-lines journal as runs finish, so an interrupted evaluation resumes
+ * where it stopped; CSV and JSON are rewritten from the journal.
+ */
+export class ResultJournal {
+  constructor(private readonly path: string) {}
+
+  read(): EvalRow[] {
+    if (!existsSync(this.path)) return [];
+    return readFileSync(this.path, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as EvalRow);
+  }
+
+  /** Completed rows by job key (failed runs are retried on the next invocation). */
+  completed(): Map<string, EvalRow> {
+    return new Map(this.read().filter((r) => r.status === 'completed').map((r) => [jobKey(r), r]));
+  }
+
+  append(row: EvalRow): void {
+    appendFileSync(this.path, `${JSON.stringify(row)}\n`);
+  }
+}
+
+/** The latest row per job, in plan order. */
+export function latestRows(rows: EvalRow[], order: EvalJob[]): EvalRow[] {
+  const latest = new Map(rows.map((r) => [jobKey(r), r]));
+  return order.map((j) => latest.get(jobKey(j))).filter((r): r is EvalRow => r !== undefined);
+}
+
+export function writeTables(rows: EvalRow[], csvPath: string, jsonPath: string): void {
+  writeFileSync(csvPath, stringify(rows, { header: true, columns: COLUMNS as string[] }));
+  writeFileSync(jsonPath, `${JSON.stringify(rows, null, 2)}\n`);
+}
+
+export interface SchemeSummary {
+  scheme: string;
+  size: number;
+  runs: number;
+  medianScore: number | null;
+  meanScore: number | null;
+  solvedShare: number;
+  totalCostUsd: number;
+  meanWallMs: number;
+}
+
+export function summarize(rows: EvalRow[], schemes: string[]): SchemeSummary[] {
+  const sizes = [...new Set(rows.map((r) => r.size))].sort((a, b) => a - b);
+  return sizes.flatMap((size) =>
+    schemes
+      .map((scheme) => {
+        const group = rows.filter((r) => r.size === size && r.scheme === scheme && r.status === 'completed');
+        const scores = group.map((r) => r.score).filter((s): s is number => s !== null).sort((a, b) => a - b);
+        return {
+          scheme,
+          size,
+          runs: group.length,
+          medianScore: scores.length ? median(scores) : null,
+          meanScore: scores.length ? scores.reduce((a, b) => a + b, 0) / scores.length : null,
+          solvedShare: group.length ? group.filter((r) => r.solved).length / group.length : 0,
+          totalCostUsd: group.reduce((sum, r) => sum + r.costUsd, 0),
+          meanWallMs: group.length ? group.reduce((sum, r) => sum + r.wallMs, 0) / group.length : 0,
+        };
+      })
+      .filter((s) => s.runs > 0),
+  );
+}
+
+function median(sorted: number[]): number {
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function formatSummary(summary: SchemeSummary[]): string {
+  const header = '| size | scheme | runs | median score | mean score | solved | total cost | mean wall time |\n|---:|---|---:|---:|---:|---:|---:|---:|';
+  const fmt = (n: number | null, digits = 2) => (n === null ? 'n/a' : n.toFixed(digits));
+  const lines = summary.map(
+    (s) => `| ${s.size} | ${s.scheme} | ${s.runs} | ${fmt(s.medianScore)} | ${fmt(s.meanScore)} | ${(s.solvedShare * 100).toFixed(0)}% | $${s.totalCostUsd.toFixed(4)} | ${(s.meanWallMs / 1000).toFixed(2)} s |`,
+  );
+  return [header, ...lines].join('\n');
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { SingleBar } from 'cli-progress';
+import { checkRun } from '../run/check';
+import { WORKFLOW_TYPE, type RunRequestInput, type RunResult } from '../run/request';
+import { getTask } from '../tasks/registry';
+import { requestFromOptions, type RunOptions } from '../cli/commands/run';
+import { startRuntime } from '../cli/runtime';
+import { figureSpec, renderFigure } from './figure';
+import { jobKey, planJobs, type EvalJob } from './plan';
+import { formatSummary, latestRows, ResultJournal, summarize, writeTables, type EvalRow } from './results';
+
+export interface EvalOptions extends Omit<RunOptions, 'scheme' | 'size' | 'sample' | 'dataset' | 'workflowId' | 'json'> {
+  schemes: string[];
+  sizes: number[];
+  samples: number;
+  /** Folder with the reference CSVs; without it, problems are generated from seeds 0..samples-1. */
+  datasetDir?: string;
+  out: string;
+  concurrency: number;
+}
+
+export interface EvalOutcome {
+  rows: EvalRow[];
+  ran: number;
+  reused: number;
+  files: { csv: string; json: string; summary: string; svg: string; png: string };
+}
+
+/**
+ * Runs samples x schemes x sizes as concurrent workflows and writes the table and the paper's
+ * figure. Resumable twice over: finished rows in the journal are not run again, and a run whose
+ * workflow already exists (e.g. the evaluation was interrupted) is awaited instead of restarted.
+ */
+export async function runEvaluation(o: EvalOptions, log: (line: string) => void = (l) => console.error(l)): Promise<EvalOutcome> {
+  const task = getTask(o.task);
+  const out = resolve(o.out);
+  mkdirSync(out, { recursive: true });
+  const samples = sampleIds(o);
+  const jobs = planJobs(task.id, o.schemes, o.sizes, samples);
+  const requests = new Map(jobs.map((j) => [jobKey(j), requestFor(j, o)])); // every input checked before anything starts
+  for (const r of requests.values()) checkRun(r);
+
+  const evalId = evaluationId(out);
+  const journal = new ResultJournal(join(out, 'runs.jsonl'));
+  const done = journal.completed();
+  const todo = jobs.filter((j) => !done.has(jobKey(j)));
+  log(`${jobs.length} runs planned, ${done.size} already done, ${todo.length} to run (${o.concurrency} at a time); results in ${out}`);
+
+  if (todo.length) {
+    const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, log });
+    const bar = o.progress && process.stderr.isTTY ? new SingleBar({ format: '  {bar} {value}/{total} runs · ${cost} · {failed} failed', stream: process.stderr, hideCursor: true }) : undefined;
+    let cost = 0;
+    let failed = 0;
+    bar?.start(todo.length, 0, { cost: '0.0000', failed });
+    try {
+      await pool(todo, o.concurrency, async (job) => {
+        const row = await runJob(runtime.client, job, requests.get(jobKey(job))!, o.taskQueue, evalId);
+        journal.append(row);
+        cost += row.costUsd;
+        if (row.status === 'failed') failed++;
+        bar?.increment(1, { cost: cost.toFixed(4), failed });
+        if (!bar) log(`  ${jobKey(job)}: ${row.status} score ${row.score} · $${row.costUsd.toFixed(4)}`);
+      });
+    } finally {
+      bar?.stop();
+      await runtime.close();
+    }
+  }
+
+  const rows = latestRows(journal.read(), jobs);
+  const files = { csv: join(out, 'runs.csv'), json: join(out, 'runs.json'), summary: join(out, 'summary.md'), svg: join(out, 'figure.svg'), png: join(out, 'figure.png') };
+  writeTables(rows, files.csv, files.json);
+  const summary = formatSummary(summarize(rows, o.schemes));
+  writeFileSync(files.summary, `# ${task.title}\n\n${summary}\n`);
+  await renderFigure(figureSpec(rows, { task: task.title, schemes: o.schemes, higherIsBetter: task.higherIsBetter, ...(task.plotMax ? { plotMax: task.plotMax } : {}) }), files.svg, files.png);
+  console.log(summary);
+  return { rows, ran: todo.length, reused: done.size, files };
+}
+
+/**
+ * The evaluation's identity, kept in its output folder: workflow ids derive from it, so rerunning
+ * into the same folder reattaches to its runs, and a new folder starts a new evaluation.
+ */
+function evaluationId(out: string): string {
+  const file = join(out, 'evaluation.json');
+  if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { id: string }).id;
+  const id = `${basename(out)}-${randomUUID().slice(0, 8)}`;
+  writeFileSync(file, `${JSON.stringify({ id, createdAt: new Date().toISOString() }, null, 2)}\n`);
+  return id;
+}
+
+/** Sample ids 0..n-1: row IDs of the reference datasets, or generator seeds without one. */
+function sampleIds(o: EvalOptions): string[] {
+  return Array.from({ length: o.samples }, (_, i) => String(i));
+}
+
+function requestFor(job: EvalJob, o: EvalOptions): RunRequestInput {
+  const task = getTask(job.task);
+  const dataset = o.datasetDir && task.datasetFile ? join(o.datasetDir, task.datasetFile(job.size)) : undefined;
+  return requestFromOptions({ ...o, scheme: job.scheme, size: job.size, sample: job.sample, ...(dataset ? { dataset } : {}), json: true });
+}
+
+async function runJob(client: Client, job: EvalJob, request: RunRequestInput, taskQueue: string, evalId: string): Promise<EvalRow> {
+  const workflowId = `eval-${evalId}-${job.task}-${job.scheme}-${job.size}-s${job.sample}`;
+  const handle = await client.workflow
+    .start(WORKFLOW_TYPE, { taskQueue, workflowId, args: [request], workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' })
+    .catch((e: unknown) => {
+      // Finished earlier (the journal was lost or the eval was interrupted after the run): read its result, do not pay again.
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(workflowId);
+      throw e;
+    });
+  const base = { ...job, workflowId, llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+  try {
+    const result = (await handle.result()) as RunResult;
+    const { startTime, closeTime } = await handle.describe();
+    const { totals } = result.grs;
+    return {
+      ...base,
+      score: result.best?.score ?? null,
+      solved: result.best?.solved ?? null,
+      llmCalls: totals.llmCalls,
+      promptTokens: totals.promptTokens,
+      completionTokens: totals.completionTokens,
+      costUsd: totals.costUsd,
+      wallMs: closeTime ? closeTime.getTime() - startTime.getTime() : 0,
+      status: 'completed',
+    };
+  } catch (e) {
+    if (!(e instanceof WorkflowFailedError)) throw e;
+    return { ...base, score: null, solved: null, wallMs: 0, status: 'failed', error: e.cause?.message ?? e.message };
+  }
+}
+
+/** Runs `work` over items with at most `limit` in flight. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
