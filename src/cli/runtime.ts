@@ -51,7 +51,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       })();
 
   if (o.inProcessWorker) {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    // The first install wins (an embedding process may have installed its own logger already).
+    if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
     const native = await NativeConnection.connect({ address: server.address });
     const worker: Worker = await createGotWorker({ connection: native, namespace, taskQueue: o.taskQueue, llm: endpoint });
     const running = worker.run();

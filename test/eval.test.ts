@@ -1,0 +1,91 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { figureSpec } from '../src/eval/figure';
+import { runEvaluation, type EvalOptions } from '../src/eval/run-eval';
+import { startSimulatedLlm, type SimulatedLlm } from '../src/simllm/server';
+
+let llm: SimulatedLlm;
+let options: EvalOptions;
+
+beforeAll(async () => {
+  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('ERROR') });
+  llm = await startSimulatedLlm();
+  // The evaluation reaches the test server and this simulated LLM the way a user points it at real ones.
+  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
+  process.env.OPENAI_BASE_URL = llm.baseURL;
+  options = {
+    task: 'sorting',
+    schemes: ['io', 'got'],
+    sizes: [32],
+    samples: 3,
+    out: mkdtempSync(join(tmpdir(), 'got-eval-')),
+    concurrency: 4,
+    seed: 0,
+    latency: 0,
+    taskQueue: `eval-${randomUUID()}`,
+    worker: true,
+    progress: false,
+  };
+});
+afterAll(async () => {
+  delete process.env.OPENAI_BASE_URL;
+  await llm?.close();
+});
+
+const quiet = () => undefined;
+
+describe('the evaluation harness', () => {
+  it('runs every scheme x sample, writes the table, the summary and a readable figure', async () => {
+    const outcome = await runEvaluation(options, quiet);
+    expect(outcome.ran).toBe(6);
+    expect(outcome.rows.map((r) => `${r.scheme}/${r.sample}`).sort()).toEqual(['got/0', 'got/1', 'got/2', 'io/0', 'io/1', 'io/2']);
+    for (const row of outcome.rows) {
+      expect(row.status).toBe('completed');
+      expect(row.score).toBeTypeOf('number');
+      expect(row.costUsd).toBeGreaterThan(0);
+      // GoT-32: split, two part sorts, one merge, the final improve.
+      expect(row.llmCalls).toBe(row.scheme === 'io' ? 1 : 5);
+    }
+
+    const csv = readFileSync(outcome.files.csv, 'utf8').trim().split('\n');
+    expect(csv[0]).toBe('task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error');
+    expect(csv).toHaveLength(7);
+    expect(JSON.parse(readFileSync(outcome.files.json, 'utf8'))).toEqual(outcome.rows);
+    expect(readFileSync(outcome.files.summary, 'utf8')).toMatch(/\| 32 \| got \| 3 \|/);
+
+    const png = readFileSync(outcome.files.png);
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.length).toBeGreaterThan(10_000);
+    const svg = readFileSync(outcome.files.svg, 'utf8');
+    for (const label of ['io', 'got', 'total cost of the runs (USD)', 'size 32']) expect(svg).toContain(label);
+
+    // The figure plots exactly the table's scores and costs.
+    const plotted = (figureSpec(outcome.rows, { task: 'sorting', schemes: options.schemes, higherIsBetter: false }).data as { values: { scheme: string; score: number; cost: number }[] }).values;
+    expect(plotted.map((v) => [v.scheme, v.score, v.cost])).toEqual(outcome.rows.map((r) => [r.scheme, r.score, r.costUsd]));
+  });
+
+  it('resumes: finished runs are not run again, and interrupted ones are read back instead of paid again', async () => {
+    const again = await runEvaluation(options, quiet);
+    expect(again.ran).toBe(0);
+    expect(again.reused).toBe(6);
+
+    // Forget two finished runs, as if the evaluation had been killed before recording them.
+    const journal = join(options.out, 'runs.jsonl');
+    const lines = readFileSync(journal, 'utf8').trim().split('\n');
+    writeFileSync(journal, `${lines.slice(0, 4).join('\n')}\n`);
+    llm.resetStats();
+    const resumed = await runEvaluation(options, quiet);
+    expect(resumed.ran).toBe(2);
+    expect(llm.stats().requests).toBe(0);
+    expect(resumed.rows).toEqual(again.rows.map((r) => ({ ...r })));
+  });
+
+  it('refuses a scheme the task does not have before starting anything', async () => {
+    await expect(runEvaluation({ ...options, schemes: ['io', 'magic'] }, quiet)).rejects.toThrow(/--scheme.*magic/s);
+  });
+});
