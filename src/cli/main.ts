@@ -35,6 +35,9 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
       .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
       .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')
       .option('--dataset <csv>', 'dataset in the reference CSV format (e.g. ../shared/data/got-examples/sorting_064.csv)')
+      .option('--doc <file>', 'an input file of your own, repeatable (doc-merge: a document to merge)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+      .option('--problem <json>', "a JSON file with the problem in the task's format")
+      .option('--output <file>', "write the best thought's answer to this file (doc-merge: the merged document)")
       .option('--workflow-id <id>', 'workflow id (default: says what the run is)')
       .option('--json', 'print the report as JSON', false),
     defaults.latency,

@@ -12,6 +12,10 @@ function loadDataset(task: AnyTask, path: string): Sample<unknown>[] {
 }
 
 export interface ProblemChoice {
+  /** The user's own input files, given to the task as its problem (doc-merge: the documents). */
+  files?: string[];
+  /** A JSON file holding the problem itself, in the task's problem format. */
+  problemFile?: string;
   dataset?: string;
   sample: string;
   size?: number;
@@ -28,6 +32,23 @@ export interface ChosenProblem {
  * dataset, a problem generated reproducibly from the sample number (no files needed for a demo).
  */
 export function chooseProblem(task: AnyTask, choice: ProblemChoice): ChosenProblem {
+  const sources = [choice.files?.length && '--doc', choice.problemFile && '--problem', choice.dataset && '--dataset'].filter(Boolean);
+  if (sources.length > 1) throw new ValidationError('options', [{ path: sources.join(', '), message: 'give the problem one way only' }]);
+  if (choice.files?.length) {
+    if (!task.problemFromFiles) throw new ValidationError('options', [{ path: '--doc', message: `task "${task.id}" does not take input files` }]);
+    const problem = task.problemFromFiles(choice.files.map((path) => ({ path, text: readInputFile(path, '--doc') })));
+    return { sampleId: 'files', problem, size: task.sizeOf(problem) };
+  }
+  if (choice.problemFile) {
+    let problem: unknown;
+    try {
+      problem = JSON.parse(readInputFile(choice.problemFile, '--problem'));
+    } catch (e) {
+      if (e instanceof ValidationError) throw e;
+      throw new ValidationError('options', [{ path: '--problem', message: `${choice.problemFile} is not valid JSON: ${(e as Error).message}` }]);
+    }
+    return { sampleId: 'file', problem, size: safeSize(task, problem) };
+  }
   if (choice.dataset) {
     const samples = loadDataset(task, choice.dataset);
     const found = samples.find((s) => s.id === choice.sample);
@@ -42,4 +63,18 @@ export function chooseProblem(task: AnyTask, choice: ProblemChoice): ChosenProbl
   }
   const size = choice.size ?? task.sizes[Math.floor(task.sizes.length / 2)]!;
   return { sampleId: String(seed), problem: task.generateProblem(size, seed), size };
+}
+
+function readInputFile(path: string, option: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ValidationError('options', [{ path: option, message: `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  }
+}
+
+/** The size of a problem that has not been validated yet (validation happens with the run request). */
+function safeSize(task: AnyTask, problem: unknown): number {
+  const parsed = task.problem.safeParse(problem);
+  return parsed.success ? task.sizeOf(parsed.data) : 0;
 }

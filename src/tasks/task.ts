@@ -82,6 +82,8 @@ export interface Task<P = unknown> {
   plotMax?(size: number): number;
   /** Reads the reference dataset format (CSV text); errors name the row and column. */
   parseDataset(csv: string): Sample<P>[];
+  /** The problem made of a user's own files (e.g. the documents to merge); validated like any problem. */
+  problemFromFiles?(files: { path: string; text: string }[]): P;
   /** A reproducible problem of the given size, for demos and benchmarks without a dataset. */
   generateProblem(size: number, seed: number): P;
   /** Whether a thought solves the problem exactly. */

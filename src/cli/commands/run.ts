@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import type { WorkflowHandle } from '@temporalio/client';
 import { queryProgress, resultOf, startRun, webUiLink } from '../../client/runs';
@@ -15,6 +16,9 @@ export interface RunOptions {
   size?: number;
   sample: string;
   dataset?: string;
+  doc?: string[];
+  problem?: string;
+  output?: string;
   seed: number;
   model?: string;
   temperature?: number;
@@ -44,7 +48,13 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   if (!scheme) {
     throw new ValidationError('options', [{ path: '--scheme', message: `task "${task.id}" has no scheme "${o.scheme}"; expected one of: ${Object.keys(task.schemes).join(', ')}` }]);
   }
-  const { sampleId, problem, size } = chooseProblem(task, { sample: o.sample, ...(o.dataset ? { dataset: o.dataset } : {}), ...(o.size ? { size: o.size } : {}) });
+  const { sampleId, problem, size } = chooseProblem(task, {
+    sample: o.sample,
+    ...(o.dataset ? { dataset: o.dataset } : {}),
+    ...(o.doc?.length ? { files: o.doc } : {}),
+    ...(o.problem ? { problemFile: o.problem } : {}),
+    ...(o.size ? { size: o.size } : {}),
+  });
   const budget = o.budgetUsd !== undefined || o.budgetTokens !== undefined ? { maxCostUsd: o.budgetUsd, maxTokens: o.budgetTokens } : undefined;
   return {
     task: task.id,
@@ -74,6 +84,11 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle) : await resultOf(handle);
     const report = reportOf(result, { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi }, Date.now() - started, getTask(request.task).answerText);
     console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));
+    if (o.output) {
+      if (!report.best) throw new Error(`no answer to write to ${o.output}: the run produced no scored thought`);
+      writeFileSync(o.output, `${report.best.answer}\n`);
+      log(`Wrote the best answer to ${o.output}`);
+    }
     return report;
   } finally {
     await runtime.close();
