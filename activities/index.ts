@@ -68,8 +68,8 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
 
     async callLlm(step: LlmStep): Promise<LlmStepResult> {
       const task = getTask(step.task);
-      const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts };
-      const { completion, ...meta } = await complete(step, task.buildPrompt(request));
+      const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem: step.problem };
+      const { completion, ...meta } = await complete(step, buildPrompt(task, request));
       return {
         answers: completion.texts.map((text, i) => parseAnswer(task, request, text, completion.finishReasons[i]!)),
         ...meta,
@@ -110,21 +110,37 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
 
 export type GotActivities = ReturnType<typeof createActivities>;
 
+/** A prompt that cannot be built will not build on a retry either: fail the step at once, naming why. */
+function buildPrompt(task: AnyTask, request: PromptRequest): ChatMessage[] {
+  try {
+    return task.buildPrompt(request);
+  } catch (e) {
+    throw ApplicationFailure.nonRetryable(`cannot build the "${request.prompt}" prompt of task "${task.id}": ${e instanceof Error ? e.message : String(e)}`, 'PromptError');
+  }
+}
+
 /** An answer that cannot be used becomes an invalid thought the graph can route around, never a failed run. */
 function parseAnswer(task: AnyTask, request: PromptRequest, text: string, finishReason: string): ParsedThought[] {
-  if (finishReason === 'content_filter') return [invalid('the model refused to answer (content filter)', text)];
-  if (text.trim() === '') return [invalid('the model returned an empty answer', text)];
+  if (finishReason === 'content_filter') return invalidAnswer(task, request, text, 'the model refused to answer (content filter)');
+  if (text.trim() === '') return invalidAnswer(task, request, text, 'the model returned an empty answer');
   try {
     const parsed = task.parseResponse(request, text);
     if (finishReason === 'length') return parsed.map((p) => (p.valid ? p : { ...p, error: `${p.error ?? 'invalid'} (answer truncated at max tokens)` }));
     return parsed;
   } catch (e) {
-    return [invalid(`could not parse the answer: ${e instanceof Error ? e.message : String(e)}`, text)];
+    return invalidAnswer(task, request, text, `could not parse the answer: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
-function invalid(error: string, text: string): ParsedThought {
-  return { state: { answer: text.slice(0, 2000) }, valid: false, error };
+/** The task's own reading of "no answer" keeps its context (e.g. which part of the problem); the text is kept for inspection. */
+function invalidAnswer(task: AnyTask, request: PromptRequest, text: string, error: string): ParsedThought[] {
+  let states: ParsedThought[];
+  try {
+    states = task.parseResponse(request, '');
+  } catch {
+    states = [{ state: {}, valid: false }];
+  }
+  return states.map((p) => ({ state: { ...p.state, answer: text.slice(0, 2000) }, valid: false, error }));
 }
 
 function toFailure(error: unknown, baseURL: string): ApplicationFailure {

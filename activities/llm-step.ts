@@ -9,6 +9,7 @@ export interface LlmStep {
   prompt: string;
   params: Record<string, unknown>;
   thoughts: ThoughtState[];
+  problem: unknown;
   samples: number;
   llm: LlmSettings;
   seed: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GrsRecorder, ROOT_THOUGHT_ID } from '../src/grs/recorder';
+import { GrsRecorder, type GrsFact, ROOT_THOUGHT_ID } from '../src/grs/recorder';
 import type { LlmCall, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
 
@@ -114,7 +114,7 @@ const call = (operationId: string, promptTokens: number, completionTokens: numbe
 });
 
 function recorder() {
-  const r = new GrsRecorder('sorting', [
+  const r = new GrsRecorder().init('sorting', [
     { id: 'sort', type: 'generate' },
     { id: 'score', type: 'score' },
     { id: 'keep', type: 'keepBestN' },
@@ -125,6 +125,22 @@ function recorder() {
 }
 
 describe('GrsRecorder', () => {
+  it('is a fold over its facts: replaying the facts rebuilds the same GRS', () => {
+    const facts: GrsFact[] = [];
+    const live = new GrsRecorder((f) => facts.push(f)).init('sorting', [{ id: 'sort', type: 'generate' }]);
+    live.addRoot({ list: [2, 1] });
+    live.startOperation('sort', ['root/0'], 10);
+    const call = live.recordCall(0, { operationId: 'sort', purpose: 'generate', inputThoughts: ['root/0'], outputThoughts: [], model: 'm', samples: 1, usage: { promptTokens: 3, completionTokens: 4 }, costUsd: 0.5, latencyMs: 1, attempt: 1 });
+    const [t] = live.addThoughts('sort', 0, [{ state: { list: [1, 2] }, parents: ['root/0'], valid: true, callId: call.id }]);
+    live.linkCallOutputs(call.id, [t!.id]);
+    live.setScore(t!.id, 0);
+    live.finishOperation('sort', [t!.id], 20);
+    const rebuilt = new GrsRecorder();
+    facts.forEach((f) => rebuilt.apply(f));
+    expect(rebuilt.snapshot()).toEqual(live.snapshot());
+    expect(facts.map((f) => f.kind)).toEqual(['init', 'root', 'operationStarted', 'callRecorded', 'thoughtsCreated', 'callLinked', 'scored', 'operationFinished']);
+  });
+
   it('names thoughts by position: <op>/<key>.<i>', () => {
     const r = recorder();
     const made = r.addThoughts('sort', 0, [
@@ -163,8 +179,8 @@ describe('GrsRecorder', () => {
     ]);
     r.linkCallOutputs(c.id, ids(made));
     expect(r.snapshot().calls[0]!.outputThoughts).toEqual(['sort/0.0', 'sort/0.1']);
-    // an unknown call id changes nothing
-    r.linkCallOutputs('nope/call-0', ['x']);
+    // a fact about an unknown call is a broken fact stream, not something to skip silently
+    expect(() => r.linkCallOutputs('nope/call-0', ['x'])).toThrow();
     expect(r.snapshot().calls.map((x) => x.outputThoughts)).toEqual([['sort/0.0', 'sort/0.1']]);
   });
 

@@ -4,18 +4,27 @@ import {
   defineQuery,
   proxyActivities,
   proxyLocalActivities,
+  proxySinks,
   setHandler,
+  workflowInfo,
+  type Sinks,
 } from '@temporalio/workflow';
 import type { GotActivities, LlmStep } from '../activities';
 import { validateGoO, ValidationError, parseOrThrow, type AnalyzedGoO } from '../src/goo/validate';
 import { callsLlm, type Operation, type OperationOf, type Scorer } from '../src/goo/schema';
-import { GrsRecorder, type NewThought } from '../src/grs/recorder';
+import { GrsRecorder, type GrsFact, type NewThought } from '../src/grs/recorder';
 import type { Grs, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
 import { RunRequest, type Progress, type RunRequestInput, type RunResult } from '../src/run/request';
 import { hashSeed } from '../src/util/random';
 
 type LlmScorerSpec = Extract<Scorer, { kind: 'llm' }>;
+
+/** Receives the GRS facts of a replayed run (see `src/inspect`); a no-op in ordinary workers. */
+export interface GrsReplaySinks extends Sinks {
+  grsReplay: { fact(fact: GrsFact): void };
+}
+const { grsReplay } = proxySinks<GrsReplaySinks>();
 
 export const progressQuery = defineQuery<Progress>('progress');
 export const grsQuery = defineQuery<Grs>('grs');
@@ -28,7 +37,10 @@ export const grsQuery = defineQuery<Grs>('grs');
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   const { request, analyzed } = parseRequest(input);
-  const grs = new GrsRecorder(request.task, request.goo.operations);
+  // Facts are passed out only while replaying: that is how `inspect` rebuilds the GRS from history.
+  const grs = new GrsRecorder((fact) => {
+    if (workflowInfo().unsafe.isReplaying) grsReplay.fact(fact);
+  }).init(request.task, request.goo.operations);
   const running = new Set<string>();
   setHandler(grsQuery, () => grs.snapshot());
   setHandler(progressQuery, () => progressOf(grs, analyzed, running));
@@ -72,6 +84,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       prompt: op.prompt,
       params: op.params ?? {},
       thoughts: inputs.map((t) => t.state),
+      problem: request.problem,
       samples,
       llm: request.llm,
       seed: hashSeed(request.seed, op.id, key),
@@ -152,7 +165,8 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
         if (!inputs.length) return [];
         const scorer = op.scorer;
         if (scorer.kind === 'llm') {
-          await Promise.all(inputs.map((t, i) => judge(op, scorer, String(i), t)));
+          // Judging an answer that could not be read would pay for nothing: it stays unscored and ranks last.
+          await Promise.all(inputs.map((t, i) => (t.valid ? judge(op, scorer, String(i), t) : undefined)));
           return inputs;
         }
         const scores = await local.scoreThoughts(localStep(inputs));

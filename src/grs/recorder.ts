@@ -11,29 +11,148 @@ export interface NewThought {
 }
 
 /**
- * Builds the GRS one fact at a time. The Controller workflow feeds it as results arrive; feeding
- * the same facts again (e.g. read back from a workflow's history) yields the same GRS.
+ * Everything that changes a GRS, as data. The GRS is a fold over these facts: the Controller
+ * emits them as it runs, and replaying a run's history emits the same facts in the same order,
+ * which is how a GRS is rebuilt from history alone.
  */
+export type GrsFact =
+  | { kind: 'init'; task: string; operations: { id: string; type: string }[] }
+  | { kind: 'root'; state: ThoughtState }
+  | { kind: 'operationStarted'; id: string; inputThoughts: string[]; at: number }
+  | { kind: 'operationFinished'; id: string; outputThoughts: string[]; at: number; status: 'done' | 'skipped' | 'failed'; note?: string }
+  | { kind: 'thoughtsCreated'; operationId: string; key: string | number; created: NewThought[] }
+  | { kind: 'callRecorded'; key: string | number; call: Omit<LlmCall, 'id'> }
+  | { kind: 'callLinked'; callId: string; thoughtIds: string[] }
+  | { kind: 'scored'; id: string; score: number }
+  | { kind: 'solved'; id: string; solved: boolean }
+  | { kind: 'validity'; id: string; valid: boolean; error?: string }
+  | { kind: 'budgetExhausted' };
+
+/** Builds the GRS one fact at a time; an optional listener sees every fact as it is applied. */
 export class GrsRecorder {
+  private task = '';
   private readonly thoughts = new Map<string, Thought>();
   private readonly operations = new Map<string, OperationRecord>();
-  private readonly calls: LlmCall[] = [];
+  private readonly calls = new Map<string, LlmCall>();
   private readonly totals: Totals = { llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
   private exhausted = false;
 
-  constructor(
-    private readonly task: string,
-    operations: { id: string; type: string }[],
-  ) {
-    for (const op of operations) {
-      this.operations.set(op.id, { id: op.id, type: op.type, status: 'pending', inputThoughts: [], outputThoughts: [] });
+  constructor(private readonly listener?: (fact: GrsFact) => void) {}
+
+  /** Applies one fact, then tells the listener; the convenience methods below all go through here. */
+  apply(fact: GrsFact): void {
+    this.reduce(fact);
+    this.listener?.(fact);
+  }
+
+  private reduce(fact: GrsFact): void {
+    switch (fact.kind) {
+      case 'init':
+        this.task = fact.task;
+        for (const op of fact.operations) {
+          this.operations.set(op.id, { id: op.id, type: op.type, status: 'pending', inputThoughts: [], outputThoughts: [] });
+        }
+        return;
+      case 'root':
+        this.thoughts.set(ROOT_THOUGHT_ID, { id: ROOT_THOUGHT_ID, operationId: 'root', parents: [], state: fact.state, valid: true });
+        return;
+      case 'operationStarted':
+        Object.assign(this.operation(fact.id), { status: 'running', inputThoughts: fact.inputThoughts, startedAt: fact.at });
+        return;
+      case 'operationFinished':
+        Object.assign(this.operation(fact.id), { status: fact.status, outputThoughts: fact.outputThoughts, endedAt: fact.at, ...(fact.note ? { note: fact.note } : {}) });
+        return;
+      case 'thoughtsCreated':
+        fact.created.forEach((c, i) => {
+          const id = thoughtId(fact.operationId, fact.key, i);
+          this.thoughts.set(id, { id, operationId: fact.operationId, ...c });
+        });
+        return;
+      case 'callRecorded': {
+        const id = callId(fact.call.operationId, fact.key);
+        this.calls.set(id, { id, ...fact.call });
+        this.totals.llmCalls += 1;
+        this.totals.promptTokens += fact.call.usage.promptTokens;
+        this.totals.completionTokens += fact.call.usage.completionTokens;
+        this.totals.costUsd += fact.call.costUsd;
+        return;
+      }
+      case 'callLinked': {
+        const call = this.calls.get(fact.callId);
+        if (!call) throw new Error(`unknown LLM call ${fact.callId}`);
+        call.outputThoughts = fact.thoughtIds;
+        return;
+      }
+      case 'scored':
+        this.thought(fact.id).score = fact.score;
+        return;
+      case 'solved':
+        this.thought(fact.id).solved = fact.solved;
+        return;
+      case 'validity': {
+        const t = this.thought(fact.id);
+        t.valid = fact.valid;
+        if (fact.error) t.error = fact.error;
+        else delete t.error;
+        return;
+      }
+      case 'budgetExhausted':
+        this.exhausted = true;
+        return;
     }
   }
 
+  init(task: string, operations: { id: string; type: string }[]): this {
+    this.apply({ kind: 'init', task, operations: operations.map(({ id, type }) => ({ id, type })) });
+    return this;
+  }
+
   addRoot(state: ThoughtState): Thought {
-    const root: Thought = { id: ROOT_THOUGHT_ID, operationId: 'root', parents: [], state, valid: true };
-    this.thoughts.set(root.id, root);
-    return root;
+    this.apply({ kind: 'root', state });
+    return this.thought(ROOT_THOUGHT_ID);
+  }
+
+  startOperation(id: string, inputThoughts: string[], at: number): void {
+    this.apply({ kind: 'operationStarted', id, inputThoughts, at });
+  }
+
+  finishOperation(id: string, outputThoughts: string[], at: number, status: 'done' | 'skipped' | 'failed' = 'done', note?: string): void {
+    this.apply({ kind: 'operationFinished', id, outputThoughts, at, status, ...(note ? { note } : {}) });
+  }
+
+  /**
+   * Adds thoughts an operation created. Ids come from their position, `<op>/<key>.<i>` (key: which
+   * input or step produced them), never from timing, so a resumed run names them as an uninterrupted one.
+   */
+  addThoughts(operationId: string, key: string | number, created: NewThought[]): Thought[] {
+    this.apply({ kind: 'thoughtsCreated', operationId, key, created });
+    return created.map((_, i) => this.thought(thoughtId(operationId, key, i)));
+  }
+
+  recordCall(key: string | number, call: Omit<LlmCall, 'id'>): LlmCall {
+    this.apply({ kind: 'callRecorded', key, call });
+    return this.calls.get(callId(call.operationId, key))!;
+  }
+
+  /** Links a recorded call to the thoughts it produced (known only after they got their ids). */
+  linkCallOutputs(id: string, thoughtIds: string[]): void {
+    this.apply({ kind: 'callLinked', callId: id, thoughtIds });
+  }
+
+  setScore(id: string, score: number): void {
+    this.apply({ kind: 'scored', id, score });
+  }
+
+  setSolved(id: string, solved: boolean): void {
+    this.apply({ kind: 'solved', id, solved });
+  }
+
+  setValidity(id: string, valid: boolean, error?: string): void {
+    this.apply({ kind: 'validity', id, valid, ...(error ? { error } : {}) });
+  }
+
+  markBudgetExhausted(): void {
+    if (!this.exhausted) this.apply({ kind: 'budgetExhausted' });
   }
 
   thought(id: string): Thought {
@@ -46,61 +165,6 @@ export class GrsRecorder {
     const op = this.operations.get(id);
     if (!op) throw new Error(`unknown operation ${id}`);
     return op;
-  }
-
-  startOperation(id: string, inputThoughts: string[], at: number): void {
-    Object.assign(this.operation(id), { status: 'running', inputThoughts, startedAt: at });
-  }
-
-  finishOperation(id: string, outputThoughts: string[], at: number, status: 'done' | 'skipped' | 'failed' = 'done', note?: string): void {
-    Object.assign(this.operation(id), { status, outputThoughts, endedAt: at, ...(note ? { note } : {}) });
-  }
-
-  /**
-   * Adds thoughts an operation created. Ids come from their position, `<op>/<key>.<i>` (key: which
-   * input or step produced them), never from timing, so a resumed run names them as an uninterrupted one.
-   */
-  addThoughts(operationId: string, key: string | number, created: NewThought[]): Thought[] {
-    return created.map((c, i) => {
-      const t: Thought = { id: `${operationId}/${key}.${i}`, operationId, ...c };
-      this.thoughts.set(t.id, t);
-      return t;
-    });
-  }
-
-  recordCall(key: string | number, call: Omit<LlmCall, 'id'>): LlmCall {
-    const recorded: LlmCall = { id: `${call.operationId}/call-${key}`, ...call };
-    this.calls.push(recorded);
-    this.totals.llmCalls += 1;
-    this.totals.promptTokens += call.usage.promptTokens;
-    this.totals.completionTokens += call.usage.completionTokens;
-    this.totals.costUsd += call.costUsd;
-    return recorded;
-  }
-
-  /** Links a recorded call to the thoughts it produced (known only after they got their ids). */
-  linkCallOutputs(callId: string, thoughtIds: string[]): void {
-    const call = this.calls.find((c) => c.id === callId);
-    if (call) call.outputThoughts = thoughtIds;
-  }
-
-  setScore(id: string, score: number): void {
-    this.thought(id).score = score;
-  }
-
-  setSolved(id: string, solved: boolean): void {
-    this.thought(id).solved = solved;
-  }
-
-  setValidity(id: string, valid: boolean, error?: string): void {
-    const t = this.thought(id);
-    t.valid = valid;
-    if (error) t.error = error;
-    else delete t.error;
-  }
-
-  markBudgetExhausted(): void {
-    this.exhausted = true;
   }
 
   get budgetExhausted(): boolean {
@@ -116,18 +180,18 @@ export class GrsRecorder {
   }
 
   snapshot(): Grs {
-    return structuredCloneJson({
-      task: this.task,
-      thoughts: [...this.thoughts.values()],
-      operations: [...this.operations.values()],
-      calls: this.calls,
-      totals: this.totals,
-      budgetExhausted: this.exhausted,
-    });
+    return JSON.parse(
+      JSON.stringify({
+        task: this.task,
+        thoughts: [...this.thoughts.values()],
+        operations: [...this.operations.values()],
+        calls: [...this.calls.values()],
+        totals: this.totals,
+        budgetExhausted: this.exhausted,
+      }),
+    ) as Grs;
   }
 }
 
-// structuredClone is not available in the workflow sandbox on every SDK version; JSON is enough for JSON data.
-function structuredCloneJson<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
+const thoughtId = (operationId: string, key: string | number, i: number) => `${operationId}/${key}.${i}`;
+const callId = (operationId: string, key: string | number) => `${operationId}/call-${key}`;

@@ -32,7 +32,12 @@ export function checkRun(input: RunRequestInput | unknown): CheckedRun {
   const issues: Issue[] = [];
   const problem = task.problem.safeParse(request.problem);
   if (!problem.success) issues.push(...zodIssues(problem.error, 'problem'));
-  request.goo.operations.forEach((op, i) => issues.push(...taskSupports(task, op, i)));
+  request.goo.operations.forEach((op, i) => {
+    issues.push(...taskSupports(task, op, i));
+    if (problem.success && 'prompt' in op && op.params && task.checkParams) {
+      for (const message of task.checkParams(op.prompt, op.params, problem.data)) issues.push({ path: formatPath(['goo', 'operations', i, 'params']), message });
+    }
+  });
   if (issues.length) throw new ValidationError('run request', issues);
   return { request, analyzed, task, problem: problem.data };
 }

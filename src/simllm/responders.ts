@@ -1,4 +1,7 @@
 import type { Random } from '../util/random';
+import { docMergeResponder } from './doc-merge';
+import { keywordCountingResponder } from './keyword-counting';
+import { setIntersectionResponder } from './set-intersection';
 import { sortingResponder } from './sorting';
 
 /** Produces one sampled answer; the server calls it once per choice with that choice's seeded stream. */
@@ -14,7 +17,7 @@ export interface Recognised {
 export type Responder = (prompt: string) => Recognised | undefined;
 
 /** Tried in order; a new task adds its module here. */
-export const RESPONDERS: readonly Responder[] = [sortingResponder];
+export const RESPONDERS: readonly Responder[] = [sortingResponder, setIntersectionResponder, keywordCountingResponder, docMergeResponder];
 
 export function recognise(prompt: string): Recognised | undefined {
   for (const responder of RESPONDERS) {

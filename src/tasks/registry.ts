@@ -1,9 +1,15 @@
 import type { AnyTask } from './task';
+import { docMergeTask } from './doc-merge';
+import { keywordCountingTask } from './keyword-counting';
+import { setIntersectionTask } from './set-intersection';
 import { sortingTask } from './sorting';
 
 /** Every task the worker knows, by id. Workflows name a task; only activities look it up. */
 export const TASKS: Readonly<Record<string, AnyTask>> = {
   [sortingTask.id]: sortingTask,
+  [setIntersectionTask.id]: setIntersectionTask,
+  [keywordCountingTask.id]: keywordCountingTask,
+  [docMergeTask.id]: docMergeTask,
 };
 
 export class UnknownTaskError extends Error {

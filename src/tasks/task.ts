@@ -19,6 +19,8 @@ export interface PromptRequest {
   params: Record<string, unknown>;
   /** One thought for generate/improve/score, all input thoughts for aggregate. */
   thoughts: ThoughtState[];
+  /** The run's problem (already validated), so thoughts need not carry large inputs such as the documents to merge. */
+  problem?: unknown;
 }
 
 export interface ParsedThought {
@@ -68,8 +70,14 @@ export interface Task<P = unknown> {
   /** A thought's answer as a person reads it (the sorted list, the merged document...). */
   answerText(state: ThoughtState): string;
   buildPrompt(req: PromptRequest): ChatMessage[];
-  /** Turns one sampled answer into thoughts; one answer may yield several (a split) or an invalid one. */
+  /**
+   * Turns one sampled answer into thoughts; one answer may yield several (a split) or an invalid
+   * one. Also called with '' for an empty or refused answer, so the invalid thought keeps the
+   * task's context.
+   */
   parseResponse(req: PromptRequest, text: string): ParsedThought[];
+  /** Checks an operation's task-specific `params` before a run; returns problems, naming the param. */
+  checkParams?(prompt: string, params: Record<string, unknown>, problem: P): string[];
   /** Local score of a thought (no LLM); lower or higher is better per `higherIsBetter`. */
   score?(state: ThoughtState, problem: P): number;
   /** LLM judges by name, for Score operations with an `llm` scorer. */

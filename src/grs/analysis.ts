@@ -1,0 +1,44 @@
+import type { Grs, Thought } from './types';
+
+/** Index of a GRS's thoughts by id. */
+export function thoughtsById(grs: Grs): Map<string, Thought> {
+  return new Map(grs.thoughts.map((t) => [t.id, t]));
+}
+
+/** Every thought from which there is a path to `id` (its transitive parents). */
+export function ancestors(grs: Grs, id: string, index = thoughtsById(grs)): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...(index.get(id)?.parents ?? [])];
+  while (stack.length) {
+    const next = stack.pop()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    stack.push(...(index.get(next)?.parents ?? []));
+  }
+  return seen;
+}
+
+/**
+ * The paper's volume of a thought: how many thoughts can reach it, i.e. how much of the reasoning
+ * could have contributed to it (GoT's aggregation gives a final thought a far larger volume than
+ * ToT's chain does).
+ */
+export function volume(grs: Grs, id: string, index = thoughtsById(grs)): number {
+  return ancestors(grs, id, index).size;
+}
+
+/** The best final thought and everything it was built from: what a viewer highlights. */
+export function bestPath(grs: Grs, bestId: string | undefined): Set<string> {
+  if (!bestId) return new Set();
+  return new Set([bestId, ...ancestors(grs, bestId)]);
+}
+
+/** Per-operation wall times (ms, workflow clock) for operations that ran. */
+export function operationTimings(grs: Grs): { id: string; type: string; status: string; ms?: number }[] {
+  return grs.operations.map((o) => ({
+    id: o.id,
+    type: o.type,
+    status: o.status,
+    ...(o.startedAt !== undefined && o.endedAt !== undefined ? { ms: o.endedAt - o.startedAt } : {}),
+  }));
+}

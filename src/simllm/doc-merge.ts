@@ -1,0 +1,174 @@
+import { DOC_MERGE_MARKERS, EXAMPLES_END } from '../tasks/doc-merge/prompts';
+import { analyseMerge, clausesOf, informationUnits, proxyRatings, type Units } from '../tasks/doc-merge/score';
+import { randomInt, type Random } from '../util/random';
+import type { Answer, Recognised } from './responders';
+import { sometimesMalformed } from './sampling';
+
+/**
+ * Simulated answers to the document merging prompts. This is a simulator for testing the
+ * machinery, not a claim about real models: it writes merged NDAs out of the source documents'
+ * own clauses, forgetting some (more often the more text it is given) and keeping some statements
+ * twice in different wordings, and it judges merges by the clause-level proxy of the task's score
+ * plus noise. Aggregating drafts keeps more than merging afresh; improving re-adds part of what is
+ * missing and drops part of what is repeated.
+ */
+
+/** Share of the sources' pieces of information a single merge forgets, by the sources' length. */
+export function dropProbability(sourceChars: number): number {
+  return Math.min(0.6, 0.03 + 0.035 * (sourceChars / 1000));
+}
+
+/** Chance that a statement the sources phrase in several ways appears twice in a merge. */
+export function duplicateProbability(sourceChars: number): number {
+  return Math.min(0.5, 0.08 + 0.025 * (sourceChars / 1000));
+}
+
+const COT_FACTOR = 0.85;
+/** Aggregating: covered statements are mostly kept, a few lost ones recovered from the sources. */
+const AGGREGATE = { dropFactor: 0.45, recover: 0.15, keepRepeat: 0.6, repeatFactor: 0.7 } as const;
+/** Improving: missing statements are re-added and repeated ones removed, each with some chance. */
+const IMPROVE = { dropFactor: 0.35, recover: 0.3, keepRepeat: 0.55, repeatFactor: 0.35 } as const;
+
+const TITLES = ['NON-DISCLOSURE AGREEMENT', 'MERGED NON-DISCLOSURE AGREEMENT', 'CONFIDENTIALITY AND NON-DISCLOSURE AGREEMENT'];
+
+interface Plan {
+  keep: boolean;
+  twice: boolean;
+}
+
+interface Input {
+  documents: string[];
+  drafts: string[];
+  candidate?: string;
+}
+
+function inputOf(prompt: string): Input {
+  const end = prompt.lastIndexOf(EXAMPLES_END);
+  const real = end === -1 ? prompt : prompt.slice(end + EXAMPLES_END.length);
+  const blocks = (tag: string) => [...real.matchAll(new RegExp(`<${tag}(\\d*)>\\n?([\\s\\S]*?)\\n?</${tag}\\1>`, 'g'))].map((m) => m[2]!.trim());
+  return { documents: blocks('Doc'), drafts: blocks('Draft'), candidate: /<Candidate>\n?([\s\S]*?)\n?<\/Candidate>/.exec(real)?.[1]?.trim() };
+}
+
+const chars = (texts: readonly string[]) => texts.reduce((sum, t) => sum + t.length, 0);
+const hasRewording = (unit: Units['units'][number]) => new Set(unit.map((c) => c.text)).size > 1;
+
+/** The units in the order the documents tell them: by the earliest relative position of any of their wordings. */
+function documentOrder(documents: readonly string[], { units }: Units): number[] {
+  const at = new Map<string, number>();
+  for (const document of documents) {
+    const clauses = clausesOf(document);
+    clauses.forEach((c, i) => at.set(c.text, Math.min(at.get(c.text) ?? 1, i / clauses.length)));
+  }
+  const position = units.map((unit) => Math.min(...unit.map((c) => at.get(c.text) ?? 1)));
+  return units.map((_, u) => u).sort((a, b) => position[a]! - position[b]! || a - b);
+}
+
+/** Writes an NDA from the sources' clauses following the plan: a repeat uses another wording, somewhere later. */
+function compose(units: Units, order: readonly number[], plan: Plan[], random: Random): string {
+  const sentences: string[] = [];
+  const repeats: string[] = [];
+  for (const u of order) {
+    const unit = units.units[u]!;
+    if (!plan[u]!.keep) continue;
+    const first = unit[randomInt(random, unit.length)]!.text;
+    sentences.push(first);
+    const others = unit.map((c) => c.text).filter((t) => t !== first);
+    if (plan[u]!.twice && others.length) repeats.push(others[randomInt(random, others.length)]!);
+  }
+  for (const repeat of repeats) sentences.splice(sentences.length - randomInt(random, Math.ceil(sentences.length / 2) + 1), 0, repeat);
+  const paragraphs: string[] = [];
+  for (let i = 0; i < sentences.length; i += 3) paragraphs.push(`${paragraphs.length + 1}. ${sentences.slice(i, i + 3).join(' ')}`);
+  return [TITLES[randomInt(random, TITLES.length)]!, ...paragraphs].join('\n\n');
+}
+
+const tagged = (nda: string) => `<Merged>\n${nda}\n</Merged>`;
+
+function mergeAnswer(documents: string[], factor: number, notes: boolean): Answer {
+  const units = informationUnits(documents);
+  const order = documentOrder(documents, units);
+  const drop = factor * dropProbability(chars(documents));
+  const repeat = factor * duplicateProbability(chars(documents));
+  return (random) => {
+    const plan = units.units.map((unit) => {
+      const keep = random() >= drop;
+      return { keep, twice: keep && hasRewording(unit) && random() < repeat };
+    });
+    const nda = tagged(compose(units, order, plan, random));
+    if (!notes) return nda;
+    const shared = units.units.filter(hasRewording).length;
+    return `Notes: the ${documents.length} NDAs contain about ${units.units.length} distinct statements; ${shared} of them appear in several NDAs in different words and are written once below.\n${nda}`;
+  };
+}
+
+function aggregateAnswer(documents: string[], drafts: string[]): Answer {
+  const units = informationUnits(documents);
+  const order = documentOrder(documents, units);
+  const drop = AGGREGATE.dropFactor * dropProbability(chars(documents));
+  const repeat = AGGREGATE.repeatFactor * duplicateProbability(chars(documents));
+  const coverages = drafts.map((draft) => analyseMerge(documents, draft, units).coverage);
+  return (random) => {
+    const plan = units.units.map((unit, u) => {
+      const counts = coverages.map((c) => c[u]!);
+      const covered = counts.some((c) => c > 0);
+      const keep = covered ? random() >= drop : random() < AGGREGATE.recover;
+      const repeated = counts.some((c) => c > 1);
+      const coveredTwice = counts.filter((c) => c > 0).length > 1;
+      const twice = keep && hasRewording(unit) && random() < (repeated ? AGGREGATE.keepRepeat : coveredTwice ? repeat : repeat / 2);
+      return { keep, twice };
+    });
+    return tagged(compose(units, order, plan, random));
+  };
+}
+
+function improveAnswer(documents: string[], draft: string): Answer {
+  const units = informationUnits(documents);
+  const order = documentOrder(documents, units);
+  const drop = IMPROVE.dropFactor * dropProbability(chars(documents));
+  const repeat = IMPROVE.repeatFactor * duplicateProbability(chars(documents));
+  const { coverage } = analyseMerge(documents, draft, units);
+  return (random) => {
+    const plan = units.units.map((unit, u) => {
+      const keep = coverage[u]! > 0 ? random() >= drop : random() < IMPROVE.recover;
+      const twice = keep && hasRewording(unit) && random() < (coverage[u]! > 1 ? IMPROVE.keepRepeat : repeat);
+      return { keep, twice };
+    });
+    return tagged(compose(units, order, plan, random));
+  };
+}
+
+/** The proxy's ratings, each off by up to one point, as whole marks like a model gives. */
+function judgeAnswer(documents: string[], candidate: string): Answer {
+  const { redundancy, retention } = proxyRatings(documents, candidate);
+  const mark = (value: number, random: Random) => Math.min(10, Math.max(0, Math.round(value + randomInt(random, 3) - 1)));
+  return (random) => {
+    const r = mark(redundancy, random);
+    const k = mark(retention, random);
+    const verdict = k >= 8 ? 'keeps nearly all of the sources' : k >= 5 ? 'misses a number of statements of the sources' : 'leaves out much of the sources';
+    return `The candidate ${verdict}, and ${r >= 8 ? 'hardly repeats itself' : 'states several things more than once'}.\n<Redundancy>${r}</Redundancy>\n<Retained>${k}</Retained>`;
+  };
+}
+
+type DocMergePrompt = keyof typeof DOC_MERGE_MARKERS;
+
+function answerFor(kind: DocMergePrompt, { documents, drafts, candidate }: Input): Answer | undefined {
+  if (documents.length === 0) return undefined;
+  switch (kind) {
+    case 'merge':
+      return mergeAnswer(documents, 1, false);
+    case 'mergeCot':
+      return mergeAnswer(documents, COT_FACTOR, true);
+    case 'aggregate':
+      return drafts.length ? aggregateAnswer(documents, drafts) : undefined;
+    case 'improve':
+      return drafts.length === 1 ? improveAnswer(documents, drafts[0]!) : undefined;
+    case 'judge':
+      return candidate === undefined ? undefined : judgeAnswer(documents, candidate);
+  }
+}
+
+/** The document merging responder: undefined unless the prompt is one of its prompts with readable documents. */
+export function docMergeResponder(prompt: string): Recognised | undefined {
+  const kind = (Object.keys(DOC_MERGE_MARKERS) as DocMergePrompt[]).find((k) => prompt.includes(DOC_MERGE_MARKERS[k]));
+  const answer = kind && answerFor(kind, inputOf(prompt));
+  return answer && { kind: `doc-merge.${kind}`, answer: sometimesMalformed(answer) };
+}

@@ -1,0 +1,130 @@
+import { ValidationError } from '../../goo/validate';
+import type { ThoughtState } from '../../grs/types';
+import type { ChatMessage, LlmScorer, ParsedThought, PromptRequest, Task } from '../task';
+import { DocMergeProblem, generateDocMergeProblem, parseDocMergeCsv } from './dataset';
+import { extractMerged, parseRatings } from './parse';
+import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
+import { docMergeSchemes } from './schemes';
+import { combineRatings, mergeScore, UNPARSEABLE_SCORE } from './score';
+
+export { DocMergeProblem } from './dataset';
+
+/**
+ * A document merging thought: `documents` are the indices of the source NDAs it merges (all of
+ * them, or one half in GoT2), `merged` the model's merged NDA. The source texts stay in the
+ * problem, which every prompt request carries, so thoughts stay small.
+ */
+export interface DocMergeState extends ThoughtState {
+  documents: number[];
+  merged?: string;
+}
+
+const asState = (s: ThoughtState) => s as Partial<DocMergeState>;
+
+function sourcesOf(req: PromptRequest): string[] {
+  const documents = (req.problem as Partial<DocMergeProblem> | undefined)?.documents;
+  if (!Array.isArray(documents)) throw new Error('the prompt request carries no problem, so the source documents are unknown');
+  return documents;
+}
+
+function indicesProblem(value: unknown, count: number): string | undefined {
+  const ok = Array.isArray(value) && value.length > 0 && value.every((i) => Number.isInteger(i) && i >= 0 && i < count) && new Set(value).size === value.length;
+  return ok ? undefined : `expected distinct indices of documents from 0 to ${count - 1}, got ${JSON.stringify(value)}`;
+}
+
+/** Checks indices of documents (from a GoO's params or a state) against the sources. */
+function indicesOf(value: unknown, count: number, where: string): number[] {
+  const problem = indicesProblem(value, count);
+  if (problem) throw new ValidationError('document merging prompt', [{ path: where, message: problem }]);
+  return value as number[];
+}
+
+/** The documents a prompt is about: `params.documents` at a root, else the input thought's. */
+function documentsOf(req: PromptRequest, count: number): number[] {
+  if (req.params.documents !== undefined) return indicesOf(req.params.documents, count, 'params.documents');
+  const own = asState(req.thoughts[0] ?? {}).documents;
+  return Array.isArray(own) && own.length ? indicesOf(own, count, 'state.documents') : Array.from({ length: count }, (_, i) => i);
+}
+
+/** The union of the inputs' documents: an aggregate of the two halves covers all of them. */
+function aggregateInput(req: PromptRequest, count: number): { documents: number[]; drafts: string[] } {
+  const documents = [...new Set(req.thoughts.flatMap((t) => asState(t).documents ?? []))].sort((a, b) => a - b);
+  const drafts = req.thoughts.flatMap((t) => (typeof asState(t).merged === 'string' ? [asState(t).merged!] : []));
+  return { documents: documents.length ? documents : Array.from({ length: count }, (_, i) => i), drafts };
+}
+
+function inputDocuments(req: PromptRequest): number[] {
+  const count = sourcesOf(req).length;
+  return req.prompt === 'aggregate' ? aggregateInput(req, count).documents : documentsOf(req, count);
+}
+
+const textsOf = (req: PromptRequest, documents: number[]) => documents.map((i) => sourcesOf(req)[i]!);
+
+const judge: LlmScorer<DocMergeProblem> = {
+  buildPrompt(state, problem): ChatMessage[] {
+    const all = problem.documents.map((_, i) => i);
+    const { documents, merged } = asState(state);
+    // A thought from an unreadable answer has no indices: judge it against every document.
+    const indices = Array.isArray(documents) && documents.length ? indicesOf(documents, problem.documents.length, 'state.documents') : all;
+    return [{ role: 'user', content: judgePrompt(indices.map((i) => problem.documents[i]!), merged ?? '') }];
+  },
+  parseRatings,
+  combine: combineRatings,
+  unparseableScore: UNPARSEABLE_SCORE,
+};
+
+export const docMergeTask: Task<DocMergeProblem> = {
+  id: 'doc-merge',
+  title: 'Merging overlapping NDAs',
+  problem: DocMergeProblem,
+  higherIsBetter: true,
+  sizes: [4],
+  prompts: ['merge', 'mergeCot', 'aggregate', 'improve'],
+  schemes: docMergeSchemes,
+  sizeOf: (p) => p.documents.length,
+  rootState: (p): DocMergeState => ({ documents: p.documents.map((_, i) => i) }),
+  checkParams: (_prompt, params, problem) => {
+    if (params.documents === undefined) return [];
+    const problemWith = indicesProblem(params.documents, problem.documents.length);
+    return problemWith ? [`documents: ${problemWith}`] : [];
+  },
+  answerText: (state) => asState(state).merged ?? `(no merged NDA: ${String(state.answer ?? 'unparseable answer')})`,
+  parseDataset: parseDocMergeCsv,
+  generateProblem: generateDocMergeProblem,
+  llmScorers: { judge },
+
+  buildPrompt(req: PromptRequest): ChatMessage[] {
+    const content = (() => {
+      switch (req.prompt) {
+        case 'merge':
+          return mergePrompt(textsOf(req, documentsOf(req, sourcesOf(req).length)));
+        case 'mergeCot':
+          return mergeCotPrompt(textsOf(req, documentsOf(req, sourcesOf(req).length)));
+        case 'aggregate': {
+          const input = aggregateInput(req, sourcesOf(req).length);
+          // With no readable draft left, aggregating degrades to merging the sources afresh.
+          return input.drafts.length ? aggregatePrompt(textsOf(req, input.documents), input.drafts) : mergePrompt(textsOf(req, input.documents));
+        }
+        case 'improve':
+          return improvePrompt(textsOf(req, documentsOf(req, sourcesOf(req).length)), asState(req.thoughts[0]!).merged ?? '');
+        default:
+          throw new Error(`doc-merge has no prompt "${req.prompt}"`);
+      }
+    })();
+    return [{ role: 'user', content }];
+  },
+
+  parseResponse(req: PromptRequest, text: string): ParsedThought[] {
+    const state: DocMergeState = { documents: inputDocuments(req) };
+    const merged = extractMerged(text);
+    if (merged === undefined) return [{ state, valid: false, error: 'no merged NDA between <Merged> and </Merged> in the answer' }];
+    return [{ state: { ...state, merged }, valid: true }];
+  },
+
+  score(state, problem) {
+    const { documents, merged } = asState(state);
+    if (merged === undefined) return UNPARSEABLE_SCORE;
+    const chosen = Array.isArray(documents) ? documents.flatMap((i) => problem.documents[i] ?? []) : [];
+    return mergeScore(chosen.length ? chosen : problem.documents, merged);
+  },
+};

@@ -1,0 +1,157 @@
+/**
+ * Scores of a merged NDA. The paper's score is an LLM judge's two ratings (redundancy and retained
+ * information, 0-10 each) combined by a harmonic mean; `combineRatings` does that combination.
+ * The rest is a deterministic proxy of the same two ratings at clause level, for tests, offline
+ * comparison and the simulated judge: a source clause is retained when some merged clause says
+ * it, and a merged clause is redundant when it says only what an earlier merged clause said.
+ */
+
+/** Score of an answer the judge could not read (as in the paper's runs: no information). */
+export const UNPARSEABLE_SCORE = 0;
+
+/** Two clauses with at least this word overlap (Dice) say the same thing in other words. */
+const SAME_CLAUSE = 0.55;
+/** A merged clause holding this share of a source clause's words retains it, even inside a longer sentence. */
+const CONTAINS = 0.8;
+/** Shorter pieces (headings, signature blocks, placeholders) carry no clause of their own. */
+const MIN_WORDS = 3;
+
+const STOPWORDS = new Set(
+  'a an and are as at be been by for from has have in is it its of on or that the their these this those to was were which will with any all such shall may must not no nor other than into'.split(' '),
+);
+
+export interface Clause {
+  text: string;
+  words: ReadonlySet<string>;
+}
+
+function wordsOf(text: string): Set<string> {
+  return new Set((text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => w.length > 1 && !STOPWORDS.has(w)));
+}
+
+const LIST_MARKER = /^\s*(?:\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivx]{1,4})[.)]|[-*\u2022])\s+/i;
+
+/** The clauses of a text: its sentences, without list markers, headings and short fragments. */
+export function clausesOf(text: string): Clause[] {
+  const out: Clause[] = [];
+  for (const rawLine of text.split(/\r?\n/)) {
+    let line = rawLine.trim();
+    while (LIST_MARKER.test(line)) line = line.replace(LIST_MARKER, '');
+    // A short line without closing punctuation is a heading.
+    if (!/[.!?;:]$/.test(line) && line.split(/\s+/).length <= 8) continue;
+    for (const sentence of line.split(/(?<=[.!?])\s+(?=[^a-z\s])/)) {
+      const words = wordsOf(sentence);
+      if (words.size >= MIN_WORDS) out.push({ text: sentence.trim(), words });
+    }
+  }
+  return out;
+}
+
+/** How much a shared word says: words found in many source clauses (party names, "confidential") say little. */
+export type Weights = (word: string) => number;
+
+/** Inverse document frequency over the sources' clauses; words the sources never use weigh most. */
+export function weightsOf(clauses: readonly Clause[]): Weights {
+  const df = new Map<string, number>();
+  for (const c of clauses) for (const w of c.words) df.set(w, (df.get(w) ?? 0) + 1);
+  const n = Math.max(1, clauses.length);
+  return (word) => Math.log(1 + n / (df.get(word) ?? 1));
+}
+
+const UNIFORM: Weights = () => 1;
+
+function mass(words: ReadonlySet<string>, weight: Weights): number {
+  let m = 0;
+  for (const w of words) m += weight(w);
+  return m;
+}
+
+function shared(a: ReadonlySet<string>, b: ReadonlySet<string>, weight: Weights): number {
+  let m = 0;
+  for (const w of a) if (b.has(w)) m += weight(w);
+  return m;
+}
+
+/** Weighted Dice coefficient of two clauses' words: 1 = same words, 0 = none in common. */
+export function similarity(a: Clause, b: Clause, weight: Weights = UNIFORM): number {
+  const total = mass(a.words, weight) + mass(b.words, weight);
+  return total === 0 ? 0 : (2 * shared(a.words, b.words, weight)) / total;
+}
+
+/** Whether `merged` states the source clause, alone or as part of a longer sentence. */
+function states(merged: Clause, source: Clause, weight: Weights): boolean {
+  return similarity(merged, source, weight) >= SAME_CLAUSE || shared(source.words, merged.words, weight) / mass(source.words, weight) >= CONTAINS;
+}
+
+export interface Units {
+  /** Clauses grouped with their rewordings; the first of each group is its representative. */
+  units: Clause[][];
+  weight: Weights;
+}
+
+/** The distinct pieces of information in the sources, in order of first appearance. */
+export function informationUnits(sources: readonly string[]): Units {
+  const clauses = sources.flatMap(clausesOf);
+  const weight = weightsOf(clauses);
+  const units: Clause[][] = [];
+  for (const clause of clauses) {
+    // Against the representative only: chaining through rewordings would glue distinct clauses together.
+    const unit = units.find((u) => similarity(u[0]!, clause, weight) >= SAME_CLAUSE);
+    if (unit) unit.push(clause);
+    else units.push([clause]);
+  }
+  return { units, weight };
+}
+
+export interface MergeAnalysis {
+  units: Clause[][];
+  mergedClauses: Clause[];
+  /** How many merged clauses state each unit. */
+  coverage: number[];
+  /** Per merged clause: whether it only repeats what earlier merged clauses said. */
+  redundant: boolean[];
+}
+
+export function analyseMerge(sources: readonly string[], merged: string, { units, weight } = informationUnits(sources)): MergeAnalysis {
+  const mergedClauses = clausesOf(merged);
+  const coverage = units.map(() => 0);
+  const redundant = mergedClauses.map((clause, j) => {
+    const matched = units.flatMap((unit, u) => (unit.some((source) => states(clause, source, weight)) ? [u] : []));
+    const repeatsUnits = matched.length > 0 && matched.every((u) => coverage[u]! > 0);
+    const repeatsText = mergedClauses.slice(0, j).some((earlier) => similarity(earlier, clause, weight) >= SAME_CLAUSE);
+    for (const u of matched) coverage[u]!++;
+    return repeatsUnits || repeatsText;
+  });
+  return { units, mergedClauses, coverage, redundant };
+}
+
+export interface Ratings {
+  /** 10 = nothing said twice, 0 = at least half of the merged clauses repeat others. */
+  redundancy: number;
+  /** 10 = every source unit kept, 0 = none. */
+  retention: number;
+}
+
+export function proxyRatings(sources: readonly string[], merged: string): Ratings {
+  const { units, mergedClauses, coverage, redundant } = analyseMerge(sources, merged);
+  const repeated = mergedClauses.length ? redundant.filter(Boolean).length / mergedClauses.length : 0;
+  const kept = units.length ? coverage.filter((c) => c > 0).length / units.length : 1;
+  return { redundancy: 10 * Math.max(0, 1 - 2 * repeated), retention: 10 * kept };
+}
+
+export function harmonicMean(a: number, b: number): number {
+  return a <= 0 || b <= 0 ? 0 : (2 * a * b) / (a + b);
+}
+
+/** The proxy score: harmonic mean of the proxy ratings, 0-10, higher is better. */
+export function mergeScore(sources: readonly string[], merged: string): number {
+  const { redundancy, retention } = proxyRatings(sources, merged);
+  return harmonicMean(redundancy, retention);
+}
+
+/** The paper's combination of judge samples: each rating averaged over the samples, then their harmonic mean. */
+export function combineRatings(samples: readonly (readonly number[])[]): number {
+  if (samples.length === 0) return UNPARSEABLE_SCORE;
+  const mean = (i: number) => samples.reduce((sum, s) => sum + s[i]!, 0) / samples.length;
+  return harmonicMean(mean(0), mean(1));
+}

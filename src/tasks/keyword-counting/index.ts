@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import type { ThoughtState } from '../../grs/types';
+import type { ParsedThought, PromptRequest, Task } from '../task';
+import { generateKeywordCountingProblem, parseKeywordCountingCsv } from './dataset';
+import { parseCounts, parsePassages, splitSentences } from './parse';
+import { countCotPrompt, countPrompt, fmtCounts, improveMergePrompt, improvePrompt, mergePrompt, splitPrompt } from './prompts';
+import { keywordCountingSchemes } from './schemes';
+import { addCounts, countError, countMentions, sameCounts, tally, UNPARSEABLE_SCORE, type Counts } from './score';
+
+export const KeywordCountingProblem = z
+  .strictObject({
+    text: z.string().min(1, 'a text to count countries in').max(200_000),
+    /** Every mention of a country in the text, in order and with repeats: the ground truth, and the keywords. */
+    countries: z.array(z.string().min(1)).max(10_000),
+  })
+  .superRefine(({ text, countries }, ctx) => {
+    // Parts are scored by counting the names in their passage; the list must agree with that count.
+    const truth = tally(countries);
+    const found = countMentions(text, countries);
+    for (const name of Object.keys(truth)) {
+      if (found[name] !== truth[name]) {
+        ctx.addIssue({ code: 'custom', path: ['countries'], message: `lists "${name}" ${truth[name]} times but the text mentions it ${found[name] ?? 0} times` });
+      }
+    }
+  });
+export type KeywordCountingProblem = z.infer<typeof KeywordCountingProblem>;
+
+/**
+ * A keyword counting thought: `text` is the passage it counts, `counts` the LLM's tally. After a
+ * split, `part` is the passage's index among `parts`; `covered` says how many passages a (merged)
+ * thought spans, so a thought covering all of them is judged against the whole problem. A merged
+ * thought also keeps the tallies it added up (`sources`) and their true sum (`expected`), which
+ * validation and the improve-merge prompt use.
+ */
+export interface KeywordCountingState extends ThoughtState {
+  text: string;
+  counts?: Counts;
+  part?: number;
+  parts?: number;
+  covered?: number;
+  expected?: Counts;
+  sources?: Counts[];
+}
+
+const asState = (s: ThoughtState) => s as KeywordCountingState;
+const textOf = (s: KeywordCountingState) => s.text ?? '';
+const countsOf = (s: KeywordCountingState | undefined) => s?.counts ?? {};
+
+/** The passage fields of a thought, without its answer: what a new count of the same passage starts from. */
+function passageOf(s: KeywordCountingState): KeywordCountingState {
+  const { text, part, parts, covered } = s;
+  return { text: text ?? '', ...(part === undefined ? {} : { part }), ...(parts === undefined ? {} : { parts }), ...(covered === undefined ? {} : { covered }) };
+}
+
+function withCounts(base: KeywordCountingState, text: string): ParsedThought {
+  const counts = parseCounts(text);
+  if (!counts) return { state: base, valid: false, error: 'no tally of countries (a JSON object of counts) in the answer' };
+  return { state: { ...base, counts }, valid: true };
+}
+
+function splitAnswer(parent: KeywordCountingState, parts: number, text: string): ParsedThought[] {
+  const passages = parsePassages(text);
+  if (!passages) return [{ state: { text: textOf(parent) }, valid: false, error: 'no passages (a JSON object of strings) in the split answer' }];
+  // Always exactly `parts` passages, so every branch has one and the merge tree covers them all:
+  // surplus passages join the last one, missing ones are empty (their text is lost, which the final score shows).
+  const fitted = Array.from({ length: parts }, (_, i) => (i < parts - 1 ? passages[i] : passages.slice(i).join(' ')) ?? '');
+  return fitted.map((passage, part) => ({ state: { text: passage, part, parts, covered: 1 }, valid: true }));
+}
+
+function mergeAnswer(inputs: KeywordCountingState[], text: string): ParsedThought {
+  const sources = inputs.map(countsOf);
+  const base: KeywordCountingState = {
+    text: inputs.map(textOf).join(' '),
+    ...(inputs[0]?.parts === undefined ? {} : { parts: inputs[0].parts }),
+    covered: inputs.reduce((sum, s) => sum + (s.covered ?? 1), 0),
+    expected: sources.reduce(addCounts, {}),
+    sources,
+  };
+  return withCounts(base, text);
+}
+
+export const keywordCountingTask: Task<KeywordCountingProblem> = {
+  id: 'keyword-counting',
+  title: 'Counting the countries mentioned in a text',
+  problem: KeywordCountingProblem,
+  higherIsBetter: false,
+  sizes: [8, 12, 16],
+  prompts: ['count', 'countCot', 'split', 'merge', 'improveMerge', 'improve'],
+  schemes: keywordCountingSchemes,
+  sizeOf: (p) => splitSentences(p.text).length,
+  rootState: (p): KeywordCountingState => ({ text: p.text }),
+  answerText: (state) => {
+    const s = asState(state);
+    return s.counts ? fmtCounts(s.counts) : `(no tally: ${String(state.answer ?? 'unparseable answer')})`;
+  },
+  parseDataset: parseKeywordCountingCsv,
+  generateProblem: generateKeywordCountingProblem,
+
+  buildPrompt({ prompt, params, thoughts }: PromptRequest) {
+    const states = thoughts.map(asState);
+    const first = states[0]!;
+    const content = (() => {
+      switch (prompt) {
+        case 'count':
+          return countPrompt(textOf(first));
+        case 'countCot':
+          return countCotPrompt(textOf(first));
+        case 'split':
+          return splitPrompt(textOf(first), { parts: Number(params.parts ?? 4), bySentence: params.bySentence === true });
+        case 'merge':
+          if (states.length > 2) throw new Error(`the merge prompt adds up two tallies, but the aggregate has ${states.length} inputs`);
+          return mergePrompt(countsOf(first), countsOf(states[1]));
+        case 'improveMerge':
+          return improveMergePrompt(first.sources?.[0] ?? {}, first.sources?.[1] ?? {}, countsOf(first));
+        case 'improve':
+          return improvePrompt(textOf(first), countsOf(first));
+        default:
+          throw new Error(`keyword-counting has no prompt "${prompt}"`);
+      }
+    })();
+    return [{ role: 'user', content }];
+  },
+
+  checkParams(prompt, params, problem) {
+    if (prompt !== 'split') return [];
+    const { parts, bySentence } = params;
+    if (!Number.isInteger(parts) || (parts as number) < 1) return [`parts: the number of passages to split into must be a positive integer, got ${JSON.stringify(parts)}`];
+    const sentences = splitSentences(problem.text).length;
+    // Branches are built per part before the run: one per sentence only works if the counts agree.
+    if (bySentence === true && parts !== sentences) return [`parts: a split by sentence of this text makes ${sentences} passages, but the GoO has ${String(parts)} branches`];
+    return [];
+  },
+
+  parseResponse({ prompt, params, thoughts }: PromptRequest, text: string) {
+    const states = thoughts.map(asState);
+    const first = states[0]!;
+    switch (prompt) {
+      case 'split':
+        return splitAnswer(first, Math.max(1, Number(params.parts ?? 4)), text);
+      case 'merge':
+        return [mergeAnswer(states, text)];
+      case 'improveMerge': {
+        const { counts: _old, answer: _raw, ...merged } = first;
+        return [withCounts(merged as KeywordCountingState, text)];
+      }
+      default:
+        return [withCounts(passageOf(first), text)];
+    }
+  },
+
+  score(state, problem) {
+    const s = asState(state);
+    if (!s.counts) return UNPARSEABLE_SCORE;
+    const whole = s.parts === undefined || (s.covered ?? 1) >= s.parts;
+    return countError(whole ? tally(problem.countries) : countMentions(textOf(s), problem.countries), s.counts);
+  },
+
+  validate(state) {
+    const s = asState(state);
+    return !!s.counts && (!s.expected || sameCounts(s.counts, s.expected));
+  },
+
+  groundTruth(state, problem) {
+    const s = asState(state);
+    return !!s.counts && sameCounts(s.counts, tally(problem.countries));
+  },
+};

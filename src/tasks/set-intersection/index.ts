@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import type { ThoughtState } from '../../grs/types';
+import type { ParsedThought, PromptRequest, Task } from '../task';
+import { generateSetIntersectionProblem, IntegerSet, parseSetIntersectionCsv } from './dataset';
+import { findIntegerLists, jsonLists, lastIntegerList } from './parse';
+import { fmt, improvePrompt, intersectCotPrompt, intersectPrompt, mergePrompt, splitPrompt } from './prompts';
+import { setIntersectionSchemes } from './schemes';
+import { errorScope, intersect, UNPARSEABLE_SCORE } from './score';
+
+export const SetIntersectionProblem = z.strictObject({
+  set1: IntegerSet.min(1, 'set1 needs at least one number'),
+  set2: IntegerSet.min(1, 'set2 needs at least one number'),
+});
+export type SetIntersectionProblem = z.infer<typeof SetIntersectionProblem>;
+
+/**
+ * A set intersection thought. `subset` is the part of set2 the thought is about (all of set2, the
+ * i-th true slice after a split, or the union of slices after a merge), so the score needs nothing
+ * else; `given` is that part as the model copied it during the split, which is what later prompts
+ * show; `result` is the model's current intersection; `part` the index after a split.
+ */
+export interface SetIntersectionState extends ThoughtState {
+  set1: number[];
+  subset: number[];
+  given?: number[];
+  result?: number[];
+  part?: number;
+}
+
+const asState = (s: ThoughtState) => s as SetIntersectionState;
+const shownSet2 = (s: SetIntersectionState) => s.given ?? s.subset;
+
+function splitAnswer(parent: SetIntersectionState, parts: number, text: string): ParsedThought[] {
+  const size = Math.ceil(parent.subset.length / parts);
+  const lists = jsonLists(text) ?? findIntegerLists(text).slice(-parts);
+  if (lists.length === 0) return [{ state: { set1: parent.set1, subset: parent.subset }, valid: false, error: 'no lists of numbers in the split answer' }];
+  return lists.slice(0, parts).map((given, part) => ({
+    // The truth for part i is the i-th slice of the parent, whatever the model wrote: split errors then count in scores.
+    state: { set1: parent.set1, subset: parent.subset.slice(part * size, (part + 1) * size), given, part },
+    valid: true,
+  }));
+}
+
+function resultAnswer(base: SetIntersectionState, text: string): ParsedThought {
+  const result = lastIntegerList(text);
+  if (!result) return { state: base, valid: false, error: 'no list of numbers in the answer' };
+  return { state: { ...base, result }, valid: true };
+}
+
+/** The fields a new answer about the same part keeps from the thought it came from. */
+function sameQuestion({ set1, subset, given, part }: SetIntersectionState): SetIntersectionState {
+  return { set1, subset, ...(given ? { given } : {}), ...(part === undefined ? {} : { part }) };
+}
+
+/** Errors against the thought's own part; undefined without an answer (or without the part, for a state the engine made). */
+function ownErrors(s: SetIntersectionState): number | undefined {
+  return s.result && s.set1 && s.subset ? errorScope(intersect(s.set1, s.subset), s.result) : undefined;
+}
+
+export const setIntersectionTask: Task<SetIntersectionProblem> = {
+  id: 'set-intersection',
+  title: 'Intersecting two sets of numbers',
+  problem: SetIntersectionProblem,
+  higherIsBetter: false,
+  sizes: [32, 64, 128],
+  prompts: ['intersect', 'intersectCot', 'improve', 'split', 'merge'],
+  schemes: setIntersectionSchemes,
+  // The second set is the one the GoT scheme splits into parts of 16.
+  sizeOf: (p) => p.set2.length,
+  rootState: (p): SetIntersectionState => ({ set1: p.set1, subset: p.set2 }),
+  answerText: (state) => {
+    const s = asState(state);
+    return s.result ? fmt(s.result) : `(no intersection: ${String(state.answer ?? 'unparseable answer')})`;
+  },
+  datasetFile: (size) => `set_intersection_${String(size).padStart(3, '0')}.csv`,
+  // Clamped at the set size, as sorting's figures clamp at the list length.
+  plotMax: (size) => size,
+  parseDataset: parseSetIntersectionCsv,
+  generateProblem: generateSetIntersectionProblem,
+
+  buildPrompt({ prompt, params, thoughts }: PromptRequest) {
+    const states = thoughts.map(asState);
+    const first = states[0]!;
+    const content = (() => {
+      switch (prompt) {
+        case 'intersect':
+          return intersectPrompt(first.set1, shownSet2(first));
+        case 'intersectCot':
+          return intersectCotPrompt(first.set1, shownSet2(first));
+        case 'improve':
+          return improvePrompt(first.set1, shownSet2(first), first.result ?? []);
+        case 'split':
+          return splitPrompt(shownSet2(first), Number(params.parts ?? 2));
+        case 'merge':
+          return mergePrompt(first.result ?? [], states[1]?.result ?? []);
+        default:
+          throw new Error(`set-intersection has no prompt "${prompt}"`);
+      }
+    })();
+    return [{ role: 'user', content }];
+  },
+
+  parseResponse({ prompt, params, thoughts }: PromptRequest, text: string) {
+    const states = thoughts.map(asState);
+    const first = states[0]!;
+    if (prompt === 'split') return splitAnswer(first, Number(params.parts ?? 2), text);
+    if (prompt === 'merge') return [resultAnswer({ set1: first.set1, subset: states.flatMap((s) => s.subset ?? []) }, text)];
+    return [resultAnswer(sameQuestion(first), text)];
+  },
+
+  score: (state) => ownErrors(asState(state)) ?? UNPARSEABLE_SCORE,
+
+  validate: (state) => ownErrors(asState(state)) === 0,
+
+  groundTruth(state, problem) {
+    const s = asState(state);
+    return !!s.result && errorScope(intersect(problem.set1, problem.set2), s.result) === 0;
+  },
+};

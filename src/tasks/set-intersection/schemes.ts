@@ -1,0 +1,76 @@
+import { GooBuilder, type Ref } from '../../goo/builder';
+import type { GoO } from '../../goo/schema';
+import type { SchemeOptions } from '../task';
+
+/**
+ * The paper's set intersection experiments as GoOs (REFERENCE-GOO.md): IO and CoT sample once;
+ * ToT refines the best of k samples over L levels; GoT splits the second set into parts of 16,
+ * intersects each part with the first set, and merges the partial intersections pairwise.
+ *
+ * ToT's later levels use the `improve` prompt (the attempt so far plus both sets), as the
+ * reference does: re-asking `intersect` would only resample the first level, not refine its best.
+ */
+
+const LOWER = { higherIsBetter: false } as const;
+
+/** ToT shape per set size in the paper; other sizes take the nearest listed size. */
+const TOT = {
+  tot: { 32: { k: 20, levels: 1 }, 64: { k: 20, levels: 3 }, 128: { k: 25, levels: 3 } },
+  tot2: { 32: { k: 10, levels: 2 }, 64: { k: 10, levels: 6 }, 128: { k: 10, levels: 8 } },
+} as const;
+/** Samples per merge: the paper halves them for 128 (eight parts, seven merges). */
+const MERGE_BRANCHES = { 32: 10, 64: 10, 128: 5 } as const;
+const PART_SIZE = 16;
+const INTERSECT_BRANCHES = 5;
+
+function nearest<T>(table: Record<number, T>, size: number): T {
+  const key = Object.keys(table).map(Number).sort((a, b) => Math.abs(a - size) - Math.abs(b - size) || a - b)[0]!;
+  return table[key]!;
+}
+
+function single(prompt: 'intersect' | 'intersectCot'): GoO {
+  const b = new GooBuilder();
+  b.groundTruth(b.score(b.generate(null, { prompt, id: prompt })), { id: 'groundtruth' });
+  return b.build();
+}
+
+function tot(variant: 'tot' | 'tot2', { size }: SchemeOptions): GoO {
+  const { k, levels } = nearest<{ k: number; levels: number }>(TOT[variant], size);
+  const b = new GooBuilder();
+  let best = b.keepBestN(b.score(b.generate(null, { prompt: 'intersect', k })), { n: 1, ...LOWER });
+  for (let level = 0; level < levels; level++) {
+    const improved = b.score(b.generate(best, { prompt: 'improve', k }));
+    best = b.keepBestN([improved, best], { n: 1, ...LOWER });
+  }
+  b.groundTruth(best, { id: 'groundtruth' });
+  return b.build();
+}
+
+function got({ size }: SchemeOptions): GoO {
+  const parts = Math.max(2, 2 ** Math.round(Math.log2(size / PART_SIZE)));
+  const mergeK = nearest(MERGE_BRANCHES, size);
+  const b = new GooBuilder();
+  const split = b.generate(null, { prompt: 'split', id: 'split', params: { parts } });
+  let level: Ref[] = Array.from({ length: parts }, (_, i) => {
+    const part = b.selector(split, { where: { part: i }, id: `part-${i}` });
+    return b.keepBestN(b.score(b.generate(part, { prompt: 'intersect', k: INTERSECT_BRANCHES })), { n: 1, ...LOWER });
+  });
+  while (level.length > 1) {
+    const next: Ref[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const last = level.length === 2;
+      next.push(b.keepBestN(b.score(b.aggregate(level.slice(i, i + 2), { prompt: 'merge', k: mergeK })), { n: 1, ...LOWER, ...(last ? { id: 'final' } : {}) }));
+    }
+    level = next;
+  }
+  b.groundTruth(level[0]!, { id: 'groundtruth' });
+  return b.build();
+}
+
+export const setIntersectionSchemes = {
+  io: () => single('intersect'),
+  cot: () => single('intersectCot'),
+  tot: (o: SchemeOptions) => tot('tot', o),
+  tot2: (o: SchemeOptions) => tot('tot2', o),
+  got,
+} satisfies Record<string, (o: SchemeOptions) => GoO>;
