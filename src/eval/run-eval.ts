@@ -117,16 +117,19 @@ async function runJob(client: Client, job: EvalJob, request: RunRequestInput, ta
     const result = (await handle.result()) as RunResult;
     const { startTime, closeTime } = await handle.describe();
     const { totals } = result.grs;
+    // A run that ends with no scored thought (e.g. its first split was unreadable) counts as an unreadable answer, as in the paper.
+    const noAnswer = result.best?.score === undefined;
     return {
       ...base,
-      score: result.best?.score ?? null,
-      solved: result.best?.solved ?? null,
+      score: noAnswer ? getTask(job.task).noAnswerScore : result.best!.score!,
+      solved: noAnswer ? false : (result.best!.solved ?? null),
       llmCalls: totals.llmCalls,
       promptTokens: totals.promptTokens,
       completionTokens: totals.completionTokens,
       costUsd: totals.costUsd,
       wallMs: closeTime ? closeTime.getTime() - startTime.getTime() : 0,
       status: 'completed',
+      ...(noAnswer ? { error: 'no scored final thought' } : {}),
     };
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw e;

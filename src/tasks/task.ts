@@ -59,6 +59,8 @@ export interface Task<P = unknown> {
   problem: z.ZodType<P>;
   /** How the score reads: error counts are lower-is-better, quality scores higher-is-better. */
   higherIsBetter: boolean;
+  /** The score of an answer that could not be read; also what a run that ends with no scored thought counts as in evaluations. */
+  noAnswerScore: number;
   /** Sizes the paper evaluates; schemes accept these. */
   sizes: readonly number[];
   /** The named prompts this task can build (checked against the GoO before a run). */

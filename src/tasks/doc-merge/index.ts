@@ -78,6 +78,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
   title: 'Merging overlapping NDAs',
   problem: DocMergeProblem,
   higherIsBetter: true,
+  noAnswerScore: UNPARSEABLE_SCORE,
   sizes: [4],
   prompts: ['merge', 'mergeCot', 'aggregate', 'improve'],
   schemes: docMergeSchemes,

@@ -84,6 +84,7 @@ export const keywordCountingTask: Task<KeywordCountingProblem> = {
   title: 'Counting the countries mentioned in a text',
   problem: KeywordCountingProblem,
   higherIsBetter: false,
+  noAnswerScore: UNPARSEABLE_SCORE,
   sizes: [8, 12, 16],
   prompts: ['count', 'countCot', 'split', 'merge', 'improveMerge', 'improve'],
   schemes: keywordCountingSchemes,

@@ -62,6 +62,7 @@ export const setIntersectionTask: Task<SetIntersectionProblem> = {
   title: 'Intersecting two sets of numbers',
   problem: SetIntersectionProblem,
   higherIsBetter: false,
+  noAnswerScore: UNPARSEABLE_SCORE,
   sizes: [32, 64, 128],
   prompts: ['intersect', 'intersectCot', 'improve', 'split', 'merge'],
   schemes: setIntersectionSchemes,

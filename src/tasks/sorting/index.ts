@@ -60,6 +60,7 @@ export const sortingTask: Task<SortingProblem> = {
   title: 'Sorting lists of digits',
   problem: SortingProblem,
   higherIsBetter: false,
+  noAnswerScore: UNPARSEABLE_SCORE,
   sizes: [32, 64, 128],
   prompts: ['sort', 'sortCot', 'split', 'merge', 'improve'],
   schemes: sortingSchemes,
