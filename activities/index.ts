@@ -7,9 +7,9 @@ import type { LlmClient } from '../src/llm/client';
 import { checkRun } from '../src/run/check';
 import { getTask } from '../src/tasks/registry';
 import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
-import type { LlmStep, LlmStepResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
+import type { LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
 
-export type { LlmStep, LlmStepResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
+export type { LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
 
 export interface ActivityDeps {
   llm: LlmClient;
@@ -44,6 +44,8 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
         costUsd: costOf(completion.usage, step.llm.pricing),
         model: completion.model,
         latencyMs: Date.now() - started,
+        startedAt: started,
+        finishedAt: Date.now(),
         attempt: ctx.info.attempt,
       };
     } catch (error) {
@@ -91,19 +93,19 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
       return { score: parsed.length ? scorer.combine(parsed) : scorer.unparseableScore, ratings, ...meta };
     },
 
-    async scoreThoughts({ task, problem, states }: LocalStep): Promise<number[]> {
+    async scoreThoughts({ task, problem, states }: LocalStep): Promise<LocalResult<number>> {
       const t = getTask(task);
-      return states.map((s) => t.score!(s, problem));
+      return { values: states.map((s) => t.score!(s, problem)), at: Date.now() };
     },
 
-    async validateThoughts({ task, problem, states }: LocalStep): Promise<boolean[]> {
+    async validateThoughts({ task, problem, states }: LocalStep): Promise<LocalResult<boolean>> {
       const t = getTask(task);
-      return states.map((s) => t.validate!(s, problem));
+      return { values: states.map((s) => t.validate!(s, problem)), at: Date.now() };
     },
 
-    async checkGroundTruth({ task, problem, states }: LocalStep): Promise<boolean[]> {
+    async checkGroundTruth({ task, problem, states }: LocalStep): Promise<LocalResult<boolean>> {
       const t = getTask(task);
-      return states.map((s) => t.groundTruth!(s, problem));
+      return { values: states.map((s) => t.groundTruth!(s, problem)), at: Date.now() };
     },
   };
 }

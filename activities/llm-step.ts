@@ -22,6 +22,9 @@ export interface LlmStepResult {
   costUsd: number;
   model: string;
   latencyMs: number;
+  /** Worker clock (ms since epoch) around the successful call: recorded in history, so replay-stable. */
+  startedAt: number;
+  finishedAt: number;
   /** The activity attempt that produced this result (1 unless faults were retried). */
   attempt: number;
 }
@@ -51,5 +54,13 @@ export interface ScoreStepResult {
   costUsd: number;
   model: string;
   latencyMs: number;
+  startedAt: number;
+  finishedAt: number;
   attempt: number;
+}
+
+/** A local step's per-thought answers and when it finished (worker clock, recorded in history). */
+export interface LocalResult<T> {
+  values: T[];
+  at: number;
 }

@@ -110,6 +110,8 @@ const call = (operationId: string, promptTokens: number, completionTokens: numbe
   usage: { promptTokens, completionTokens },
   costUsd,
   latencyMs: 5,
+  startedAt: 1_000,
+  finishedAt: 1_005,
   attempt: 1,
 });
 
@@ -130,7 +132,7 @@ describe('GrsRecorder', () => {
     const live = new GrsRecorder((f) => facts.push(f)).init('sorting', [{ id: 'sort', type: 'generate' }]);
     live.addRoot({ list: [2, 1] });
     live.startOperation('sort', ['root/0'], 10);
-    const call = live.recordCall(0, { operationId: 'sort', purpose: 'generate', inputThoughts: ['root/0'], outputThoughts: [], model: 'm', samples: 1, usage: { promptTokens: 3, completionTokens: 4 }, costUsd: 0.5, latencyMs: 1, attempt: 1 });
+    const call = live.recordCall(0, { operationId: 'sort', purpose: 'generate', inputThoughts: ['root/0'], outputThoughts: [], model: 'm', samples: 1, usage: { promptTokens: 3, completionTokens: 4 }, costUsd: 0.5, latencyMs: 1, startedAt: 1, finishedAt: 2, attempt: 1 });
     const [t] = live.addThoughts('sort', 0, [{ state: { list: [1, 2] }, parents: ['root/0'], valid: true, callId: call.id }]);
     live.linkCallOutputs(call.id, [t!.id]);
     live.setScore(t!.id, 0);

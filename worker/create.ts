@@ -31,6 +31,8 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     maxConcurrentActivityTaskExecutions: o.maxConcurrentActivities ?? 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 50,
+    // The Controller reports GRS facts only while replaying, for `inspect`; an ordinary worker ignores them.
+    sinks: { grsReplay: { fact: { fn: () => undefined, callDuringReplay: false } } },
   });
 }
 

@@ -13,12 +13,25 @@ import type { GotActivities, LlmStep } from '../activities';
 import { validateGoO, ValidationError, parseOrThrow, type AnalyzedGoO } from '../src/goo/validate';
 import { callsLlm, type Operation, type OperationOf, type Scorer } from '../src/goo/schema';
 import { GrsRecorder, type GrsFact, type NewThought } from '../src/grs/recorder';
+import { bestThought, finalThoughts } from '../src/grs/analysis';
 import type { Grs, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
 import { RunRequest, type Progress, type RunRequestInput, type RunResult } from '../src/run/request';
 import { hashSeed } from '../src/util/random';
 
 type LlmScorerSpec = Extract<Scorer, { kind: 'llm' }>;
+
+/** The latest history-recorded time an operation has seen: its end once it is done. */
+interface OpClock {
+  at: number;
+  saw(time: number): void;
+}
+const opClock = (start: number): OpClock => ({
+  at: start,
+  saw(time) {
+    this.at = Math.max(this.at, time);
+  },
+});
 
 /** Receives the GRS facts of a replayed run (see `src/inspect`); a no-op in ordinary workers. */
 export interface GrsReplaySinks extends Sinks {
@@ -40,7 +53,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   // Facts are passed out only while replaying: that is how `inspect` rebuilds the GRS from history.
   const grs = new GrsRecorder((fact) => {
     if (workflowInfo().unsafe.isReplaying) grsReplay.fact(fact);
-  }).init(request.task, request.goo.operations);
+  }).init(request.task, request.goo.operations, analyzed.sinks);
   const running = new Set<string>();
   setHandler(grsQuery, () => grs.snapshot());
   setHandler(progressQuery, () => progressOf(grs, analyzed, running));
@@ -76,7 +89,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   };
 
   /** One LLM step; returns the created thoughts, or none when the budget is spent. */
-  async function askLlm(op: Operation & { prompt: string; params?: Record<string, unknown> }, key: string, purpose: LlmStep['purpose'], inputs: Thought[], samples: number): Promise<Thought[]> {
+  async function askLlm(op: Operation & { prompt: string; params?: Record<string, unknown> }, clock: OpClock, key: string, purpose: LlmStep['purpose'], inputs: Thought[], samples: number): Promise<Thought[]> {
     if (!budgetLeft()) return [];
     const result = await llm.callLlm({
       task: request.task,
@@ -100,8 +113,11 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       usage: result.usage,
       costUsd: result.costUsd,
       latencyMs: result.latencyMs,
+      startedAt: result.startedAt,
+      finishedAt: result.finishedAt,
       attempt: result.attempt,
     });
+    clock.saw(result.finishedAt);
     const created: NewThought[] = result.answers.flat().map((a) => ({ ...a, parents, callId: call.id }));
     const thoughts = grs.addThoughts(op.id, key, created);
     grs.linkCallOutputs(call.id, thoughts.map((t) => t.id));
@@ -109,7 +125,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   }
 
   /** Scores one thought by asking the LLM (the task's judge), unless the budget is spent. */
-  async function judge(op: Operation, scorer: LlmScorerSpec, key: string, thought: Thought): Promise<void> {
+  async function judge(op: Operation, clock: OpClock, scorer: LlmScorerSpec, key: string, thought: Thought): Promise<void> {
     if (!budgetLeft()) return;
     const result = await llm.scoreWithLlm({
       task: request.task,
@@ -130,20 +146,24 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       usage: result.usage,
       costUsd: result.costUsd,
       latencyMs: result.latencyMs,
+      startedAt: result.startedAt,
+      finishedAt: result.finishedAt,
       attempt: result.attempt,
     });
+    clock.saw(result.finishedAt);
     grs.setScore(thought.id, result.score);
   }
 
-  async function validateAndImprove(op: OperationOf<'validateAndImprove'>, inputs: Thought[]): Promise<Thought[]> {
+  async function validateAndImprove(op: OperationOf<'validateAndImprove'>, clock: OpClock, inputs: Thought[]): Promise<Thought[]> {
     return Promise.all(
       inputs.map(async (start, i) => {
         let current = start;
         for (let attempt = 0; ; attempt++) {
-          const [valid] = await local.validateThoughts(localStep([current]));
+          const { values: [valid], at } = await local.validateThoughts(localStep([current]));
+          clock.saw(at);
           grs.setValidity(current.id, valid!, valid ? undefined : 'failed validation');
           if (valid || attempt >= op.tries) return current;
-          const [improved] = await askLlm(op, `${i}-${attempt}`, 'improve', [current], 1);
+          const [improved] = await askLlm(op, clock, `${i}-${attempt}`, 'improve', [current], 1);
           if (!improved) return current;
           current = improved;
         }
@@ -151,31 +171,33 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     );
   }
 
-  async function execute(op: Operation, inputs: Thought[]): Promise<Thought[]> {
+  async function execute(op: Operation, clock: OpClock, inputs: Thought[]): Promise<Thought[]> {
     switch (op.type) {
       case 'generate':
-        return (await Promise.all(inputs.map((t, i) => askLlm(op, String(i), 'generate', [t], op.k)))).flat();
+        return (await Promise.all(inputs.map((t, i) => askLlm(op, clock, String(i), 'generate', [t], op.k)))).flat();
       case 'improve':
-        return (await Promise.all(inputs.map((t, i) => askLlm(op, String(i), 'improve', [t], 1)))).flat();
+        return (await Promise.all(inputs.map((t, i) => askLlm(op, clock, String(i), 'improve', [t], 1)))).flat();
       case 'aggregate':
-        return inputs.length ? askLlm(op, '0', 'aggregate', inputs, op.k) : [];
+        return inputs.length ? askLlm(op, clock, '0', 'aggregate', inputs, op.k) : [];
       case 'validateAndImprove':
-        return validateAndImprove(op, inputs);
+        return validateAndImprove(op, clock, inputs);
       case 'score': {
         if (!inputs.length) return [];
         const scorer = op.scorer;
         if (scorer.kind === 'llm') {
           // Judging an answer that could not be read would pay for nothing: it stays unscored and ranks last.
-          await Promise.all(inputs.map((t, i) => (t.valid ? judge(op, scorer, String(i), t) : undefined)));
+          await Promise.all(inputs.map((t, i) => (t.valid ? judge(op, clock, scorer, String(i), t) : undefined)));
           return inputs;
         }
-        const scores = await local.scoreThoughts(localStep(inputs));
+        const { values: scores, at } = await local.scoreThoughts(localStep(inputs));
+        clock.saw(at);
         inputs.forEach((t, i) => grs.setScore(t.id, scores[i]!));
         return inputs;
       }
       case 'groundTruth': {
         if (!inputs.length) return [];
-        const solved = await local.checkGroundTruth(localStep(inputs));
+        const { values: solved, at } = await local.checkGroundTruth(localStep(inputs));
+        clock.saw(at);
         inputs.forEach((t, i) => grs.setSolved(t.id, solved[i]!));
         return inputs;
       }
@@ -189,7 +211,9 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   }
 
   const outputs = new Map<string, string[]>();
-  let failure: unknown;
+  const endedAt = new Map<string, number>();
+  const runStart = workflowInfo().runStartTime.getTime();
+  let failure: { operation: string; error: unknown } | undefined;
 
   function inputsOf(op: Operation): Thought[] {
     if (op.inputs.length === 0) return [root];
@@ -200,23 +224,27 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     const op = analyzed.byId.get(id)!;
     const inputs = inputsOf(op);
     running.add(id);
-    grs.startOperation(id, inputs.map((t) => t.id), Date.now());
-    execute(op, inputs).then(
+    // Times come from history (the run's start, activity results), never from Date.now(): the workflow
+    // clock after a local activity differs by a millisecond between a run and its replay.
+    const clock = opClock(Math.max(runStart, ...op.inputs.map((i) => endedAt.get(i)!)));
+    grs.startOperation(id, inputs.map((t) => t.id), clock.at);
+    execute(op, clock, inputs).then(
       (out) => {
         running.delete(id);
         const ids = out.map((t) => t.id);
         outputs.set(id, ids);
+        endedAt.set(id, clock.at);
         // An LLM operation that had inputs yet produced nothing was starved by the budget.
         const starved = callsLlm(op) && inputs.length > 0 && out.length === 0 && grs.budgetExhausted;
-        grs.finishOperation(id, ids, Date.now(), starved ? 'skipped' : 'done', starved ? 'budget exhausted' : undefined);
+        grs.finishOperation(id, ids, clock.at, starved ? 'skipped' : 'done', starved ? 'budget exhausted' : undefined);
         for (const next of analyzed.successors.get(id)!) {
           if (!running.has(next) && !outputs.has(next) && analyzed.byId.get(next)!.inputs.every((i) => outputs.has(i))) launch(next);
         }
       },
       (error: unknown) => {
         running.delete(id);
-        grs.finishOperation(id, [], Date.now(), 'failed', error instanceof Error ? error.message : String(error));
-        failure ??= error;
+        grs.finishOperation(id, [], clock.at, 'failed', rootCause(error));
+        failure ??= { operation: id, error };
       },
     );
   }
@@ -224,13 +252,12 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   for (const id of analyzed.order) if (analyzed.byId.get(id)!.inputs.length === 0) launch(id);
   await condition(() => failure !== undefined || outputs.size === analyzed.order.length);
   if (failure !== undefined) {
-    const op = [...running][0];
-    throw ApplicationFailure.nonRetryable(`run failed${op ? ` while ${op} was running` : ''}: ${failure instanceof Error ? failure.message : String(failure)}`, 'RunFailed');
+    throw ApplicationFailure.nonRetryable(`run failed in operation ${failure.operation}: ${rootCause(failure.error)}`, 'RunFailed');
   }
 
-  const final = uniqueThoughts(analyzed.sinks.flatMap((id) => outputs.get(id)!.map((t) => grs.thought(t))));
-  const best = keepBestN(final.filter((t) => t.score !== undefined), 1, higherIsBetter)[0];
-  return { task: request.task, labels: request.labels, final, ...(best ? { best } : {}), grs: grs.snapshot() };
+  const snapshot = grs.snapshot();
+  const best = bestThought(snapshot, higherIsBetter);
+  return { task: request.task, labels: request.labels, final: finalThoughts(snapshot), ...(best ? { best } : {}), grs: snapshot };
 }
 
 function parseRequest(input: RunRequestInput): { request: RunRequest; analyzed: AnalyzedGoO } {
@@ -256,4 +283,11 @@ function progressOf(grs: GrsRecorder, analyzed: AnalyzedGoO, running: Set<string
     costUsd: spent.costUsd,
     budgetExhausted: grs.budgetExhausted,
   };
+}
+
+/** The innermost message of a failure chain ("Activity task failed" wraps what actually went wrong). */
+function rootCause(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
 }

@@ -7,6 +7,7 @@ import { DEFAULT_TASK_QUEUE } from '../run/request';
 import { startSimulatedLlm } from '../simllm/server';
 import { TASKS } from '../tasks/registry';
 import { runEvaluation, type EvalOptions } from '../eval/run-eval';
+import { INSPECT_FORMATS, inspectCommand, type InspectOptions } from './commands/inspect';
 import { runCommand, type RunOptions } from './commands/run';
 import { stateDir } from './runtime';
 
@@ -100,6 +101,14 @@ addExecutionOptions(
   log(`\n${outcome.ran} runs now, ${outcome.reused} reused from earlier.\nTable: ${outcome.files.csv}\nFigure: ${outcome.files.png}`);
   if (outcome.rows.some((r) => r.status === 'failed')) process.exitCode = EXIT.runFailed;
 });
+
+program
+  .command('inspect <workflowId>')
+  .description("rebuild a run's Graph Reasoning State from its event history and print or export it")
+  .option('--run-id <id>', 'a specific run of that workflow id (default: the latest)')
+  .addOption(new Option('--format <format>', 'output format').choices([...INSPECT_FORMATS]).default('summary'))
+  .option('--out <file>', 'write to a file instead of stdout')
+  .action(async (workflowId: string, o: InspectOptions) => inspectCommand(workflowId, o, log));
 
 program
   .command('setup')

@@ -1,3 +1,4 @@
+import { keepBestN, uniqueThoughts } from '../operations/filters';
 import type { Grs, Thought } from './types';
 
 /** Index of a GRS's thoughts by id. */
@@ -41,4 +42,15 @@ export function operationTimings(grs: Grs): { id: string; type: string; status: 
     status: o.status,
     ...(o.startedAt !== undefined && o.endedAt !== undefined ? { ms: o.endedAt - o.startedAt } : {}),
   }));
+}
+
+/** The output thoughts of the final operations, in order, each once. */
+export function finalThoughts(grs: Grs, index = thoughtsById(grs)): Thought[] {
+  const outputs = grs.operations.filter((o) => grs.finalOperations.includes(o.id)).flatMap((o) => o.outputThoughts);
+  return uniqueThoughts(outputs.map((id) => index.get(id)!).filter(Boolean));
+}
+
+/** The best scored final thought by the task's direction, if any final thought was scored. */
+export function bestThought(grs: Grs, higherIsBetter: boolean, index = thoughtsById(grs)): Thought | undefined {
+  return keepBestN(finalThoughts(grs, index).filter((t) => t.score !== undefined), 1, higherIsBetter)[0];
 }

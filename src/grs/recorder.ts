@@ -16,7 +16,7 @@ export interface NewThought {
  * which is how a GRS is rebuilt from history alone.
  */
 export type GrsFact =
-  | { kind: 'init'; task: string; operations: { id: string; type: string }[] }
+  | { kind: 'init'; task: string; operations: { id: string; type: string }[]; finalOperations: string[] }
   | { kind: 'root'; state: ThoughtState }
   | { kind: 'operationStarted'; id: string; inputThoughts: string[]; at: number }
   | { kind: 'operationFinished'; id: string; outputThoughts: string[]; at: number; status: 'done' | 'skipped' | 'failed'; note?: string }
@@ -31,6 +31,7 @@ export type GrsFact =
 /** Builds the GRS one fact at a time; an optional listener sees every fact as it is applied. */
 export class GrsRecorder {
   private task = '';
+  private finalOperations: string[] = [];
   private readonly thoughts = new Map<string, Thought>();
   private readonly operations = new Map<string, OperationRecord>();
   private readonly calls = new Map<string, LlmCall>();
@@ -49,6 +50,7 @@ export class GrsRecorder {
     switch (fact.kind) {
       case 'init':
         this.task = fact.task;
+        this.finalOperations = fact.finalOperations;
         for (const op of fact.operations) {
           this.operations.set(op.id, { id: op.id, type: op.type, status: 'pending', inputThoughts: [], outputThoughts: [] });
         }
@@ -102,8 +104,8 @@ export class GrsRecorder {
     }
   }
 
-  init(task: string, operations: { id: string; type: string }[]): this {
-    this.apply({ kind: 'init', task, operations: operations.map(({ id, type }) => ({ id, type })) });
+  init(task: string, operations: { id: string; type: string }[], finalOperations: string[] = []): this {
+    this.apply({ kind: 'init', task, operations: operations.map(({ id, type }) => ({ id, type })), finalOperations });
     return this;
   }
 
@@ -183,6 +185,7 @@ export class GrsRecorder {
     return JSON.parse(
       JSON.stringify({
         task: this.task,
+        finalOperations: this.finalOperations,
         thoughts: [...this.thoughts.values()],
         operations: [...this.operations.values()],
         calls: [...this.calls.values()],

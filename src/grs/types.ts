@@ -39,6 +39,9 @@ export interface LlmCall {
   usage: Usage;
   costUsd: number;
   latencyMs: number;
+  /** Worker clock (ms since epoch) when the successful attempt started and finished. */
+  startedAt: number;
+  finishedAt: number;
   /** Activity attempt that succeeded (1 = first try); more means faults were retried. */
   attempt: number;
 }
@@ -51,7 +54,10 @@ export interface OperationRecord {
   status: OperationStatus;
   inputThoughts: string[];
   outputThoughts: string[];
-  /** Workflow time (ms since epoch) at start and end. */
+  /**
+   * When the operation became ready (its inputs' end, or the run's start) and when its last step
+   * finished, from clocks recorded in history (activity results), so replay reproduces them.
+   */
   startedAt?: number;
   endedAt?: number;
   note?: string;
@@ -64,6 +70,8 @@ export interface Totals extends Usage {
 
 export interface Grs {
   task: string;
+  /** Operations nobody consumes: their output thoughts are the run's final thoughts. */
+  finalOperations: string[];
   thoughts: Thought[];
   operations: OperationRecord[];
   calls: LlmCall[];

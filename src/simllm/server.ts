@@ -39,6 +39,14 @@ export interface SimLlmStats {
   maxInFlight: number;
 }
 
+/** A scripted failure for the next request: an HTTP error, as providers answer them. */
+export interface SimFault {
+  status: number;
+  message?: string;
+  /** Sent as the Retry-After header (seconds). */
+  retryAfterSeconds?: number;
+}
+
 export interface SimulatedLlm {
   /** `http://127.0.0.1:PORT/v1`, ready for `new OpenAI({ baseURL })`. */
   baseURL: string;
@@ -46,6 +54,8 @@ export interface SimulatedLlm {
   stats(): SimLlmStats;
   resetStats(): void;
   setLatency(ms: number, jitterMs?: number): void;
+  /** Scripts the next chat completion requests, one entry each, in order: a fault, or 'pass' to answer normally. */
+  injectFaults(faults: (SimFault | 'pass')[]): void;
   close(): Promise<void>;
 }
 
@@ -63,6 +73,7 @@ class RequestError extends Error {
     readonly status: number,
     message: string,
     readonly type = 'invalid_request_error',
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -102,8 +113,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(value));
 }
 
@@ -119,6 +130,7 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
   let inFlight = 0;
   const fresh = () => ({ requests: 0, completions: 0, byKind: {} as Record<string, number>, maxInFlight: inFlight });
   let stats = fresh();
+  const faults: (SimFault | 'pass')[] = [];
   const snapshot = (): SimLlmStats => ({ ...structuredClone(stats), inFlight });
 
   async function complete(req: IncomingMessage) {
@@ -168,6 +180,11 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       throw new RequestError(404, `Unknown endpoint ${req.method} ${path}.`);
     }
     stats.requests++;
+    const fault = faults.shift();
+    if (fault && fault !== 'pass') {
+      await readBody(req);
+      throw new RequestError(fault.status, fault.message ?? `simulated fault ${fault.status}`, fault.status >= 500 ? 'server_error' : 'invalid_request_error', fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) });
+    }
     inFlight++;
     stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
     try {
@@ -181,7 +198,8 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     handle(req, res).catch((err: unknown) => {
       const status = err instanceof RequestError ? err.status : 500;
       const type = err instanceof RequestError ? err.type : 'server_error';
-      if (!res.headersSent) sendJson(res, status, { error: { message: String((err as Error)?.message ?? err), type, code: null } });
+      const headers = err instanceof RequestError ? err.headers : {};
+      if (!res.headersSent) sendJson(res, status, { error: { message: String((err as Error)?.message ?? err), type, code: null } }, headers);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -196,6 +214,9 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     stats: snapshot,
     resetStats: () => {
       stats = fresh();
+    },
+    injectFaults: (more) => {
+      faults.push(...more);
     },
     setLatency: (ms, jitter = 0) => {
       latencyMs = ms;

@@ -1,0 +1,70 @@
+import { writeFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { bestThought, operationTimings, thoughtsById, volume } from '../../grs/analysis';
+import { toDot, toJson, toMermaid } from '../../grs/export';
+import { toHtml } from '../../grs/html';
+import type { Grs } from '../../grs/types';
+import { inspectRun } from '../../inspect/rebuild';
+import { getTask } from '../../tasks/registry';
+import { ensureLocalServer } from '../../devserver/dev-server';
+import { stateDir } from '../runtime';
+
+export const INSPECT_FORMATS = ['summary', 'json', 'dot', 'mermaid', 'html'] as const;
+export type InspectFormat = (typeof INSPECT_FORMATS)[number];
+
+export interface InspectOptions {
+  runId?: string;
+  format: InspectFormat;
+  out?: string;
+}
+
+/** Renders a rebuilt GRS in one of the export formats. */
+export function renderGrs(grs: Grs, format: InspectFormat, title: string): string {
+  const task = getTask(grs.task);
+  const best = bestThought(grs, task.higherIsBetter);
+  switch (format) {
+    case 'json':
+      return toJson(grs, best?.id);
+    case 'dot':
+      return toDot(grs, best?.id);
+    case 'mermaid':
+      return toMermaid(grs, best?.id);
+    case 'html':
+      return toHtml(grs, { title, ...(best ? { bestId: best.id } : {}), answers: Object.fromEntries(grs.thoughts.map((t) => [t.id, task.answerText(t.state)])), higherIsBetter: task.higherIsBetter });
+    case 'summary':
+      return summary(grs, title, best?.id);
+  }
+}
+
+function summary(grs: Grs, title: string, bestId: string | undefined): string {
+  const index = thoughtsById(grs);
+  const best = bestId ? index.get(bestId) : undefined;
+  const ops = operationTimings(grs).map((o) => `    ${o.id.padEnd(18)} ${o.type.padEnd(18)} ${o.status.padEnd(8)} ${o.ms === undefined ? '' : `${o.ms} ms`}`);
+  return [
+    `GRS of ${title} (rebuilt from its event history)`,
+    `  task ${grs.task} · ${grs.thoughts.length} thoughts · ${grs.totals.llmCalls} LLM calls · ${grs.totals.promptTokens + grs.totals.completionTokens} tokens · $${grs.totals.costUsd.toFixed(4)}${grs.budgetExhausted ? ' · budget exhausted' : ''}`,
+    best ? `  best thought ${best.id}: score ${best.score}${best.solved ? ' (solved)' : ''}, volume ${volume(grs, best.id, index)}` : '  no scored final thought',
+    `  operations:`,
+    ...ops,
+    '',
+  ].join('\n');
+}
+
+/** `got inspect <workflowId>`: fetches the run's history and rebuilds its GRS from it alone. */
+export async function inspectCommand(workflowId: string, o: InspectOptions, log: (line: string) => void): Promise<void> {
+  const address = process.env.TEMPORAL_ADDRESS ?? (await ensureLocalServer({ stateDir: stateDir(), log })).address;
+  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const { grs } = await inspectRun(client, workflowId, o.runId);
+    const text = renderGrs(grs, o.format, workflowId);
+    if (o.out) {
+      writeFileSync(o.out, text);
+      log(`Wrote the ${o.format} of ${workflowId} to ${o.out}`);
+    } else process.stdout.write(text);
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,123 @@
+import { bestPath, thoughtsById, volume } from './analysis';
+import type { Grs } from './types';
+
+export interface HtmlOptions {
+  title: string;
+  bestId?: string;
+  /** A thought's answer as a person reads it (the task's `answerText`). */
+  answers?: Record<string, string>;
+  higherIsBetter?: boolean;
+}
+
+/**
+ * A self-contained page (no network, no libraries) that draws a GRS: thoughts as nodes in layers
+ * by depth, parent links as edges, the best thought and its ancestry highlighted, scores on the
+ * nodes, and a thought's full content in a side panel on click.
+ */
+export function toHtml(grs: Grs, o: HtmlOptions): string {
+  const index = thoughtsById(grs);
+  const best = bestPath(grs, o.bestId);
+  const data = {
+    title: o.title,
+    bestId: o.bestId ?? null,
+    totals: grs.totals,
+    budgetExhausted: grs.budgetExhausted,
+    operations: grs.operations,
+    calls: grs.calls,
+    thoughts: grs.thoughts.map((t) => ({ ...t, volume: volume(grs, t.id, index), onBestPath: best.has(t.id), answer: o.answers?.[t.id] ?? null })),
+  };
+  // Escaping "<" keeps any text inside thoughts from closing the script element.
+  const json = JSON.stringify(data).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${escapeHtml(o.title)}</title>
+<style>
+  body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #1d2330; display: grid; grid-template-columns: 1fr 380px; height: 100vh; }
+  header { grid-column: 1 / 3; padding: 8px 14px; background: #1d2330; color: #fff; }
+  header span { margin-right: 18px; }
+  #graph { overflow: auto; background: #f7f8fb; }
+  #panel { overflow: auto; padding: 10px 14px; border-left: 1px solid #d8dce6; background: #fff; }
+  #panel pre { white-space: pre-wrap; word-break: break-word; background: #f4f6fa; padding: 8px; border-radius: 4px; }
+  .node rect { fill: #fff; stroke: #8a94a8; rx: 6; }
+  .node.invalid rect { fill: #fbe3e3; stroke: #c55; }
+  .node.best rect { fill: #ffe9a8; stroke: #c47a12; stroke-width: 2; }
+  .node.selected rect { stroke: #2458c6; stroke-width: 3; }
+  .node text { font-size: 10px; pointer-events: none; }
+  .node { cursor: pointer; }
+  .edge { stroke: #b4bccb; fill: none; }
+  .edge.best { stroke: #c47a12; stroke-width: 2; }
+  table { border-collapse: collapse; font-size: 12px; } td, th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; }
+</style>
+</head>
+<body>
+<header id="summary"></header>
+<div id="graph"><svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div>
+<div id="panel"><div id="details"><p>Click a thought to see its full content.</p></div><div id="ops"></div></div>
+<script id="grs-data" type="application/json">${json}</script>
+<script>
+(() => {
+  const data = JSON.parse(document.getElementById('grs-data').textContent);
+  const byId = new Map(data.thoughts.map((t) => [t.id, t]));
+  const depth = new Map();
+  const depthOf = (t) => {
+    if (depth.has(t.id)) return depth.get(t.id);
+    const d = t.parents.length ? 1 + Math.max(...t.parents.map((p) => (byId.has(p) ? depthOf(byId.get(p)) : 0))) : 0;
+    depth.set(t.id, d);
+    return d;
+  };
+  const layers = [];
+  for (const t of data.thoughts) (layers[depthOf(t)] ||= []).push(t);
+  const W = 124, H = 46, GX = 14, GY = 56, PAD = 20;
+  const pos = new Map();
+  layers.forEach((layer, d) => layer.forEach((t, i) => pos.set(t.id, { x: PAD + i * (W + GX), y: PAD + d * (H + GY) })));
+  const svg = document.getElementById('svg');
+  const width = PAD * 2 + Math.max(...layers.map((l) => l.length)) * (W + GX);
+  const height = PAD * 2 + layers.length * (H + GY);
+  svg.setAttribute('width', width); svg.setAttribute('height', height);
+  const NS = 'http://www.w3.org/2000/svg';
+  const el = (name, attrs, parent) => { const e = document.createElementNS(NS, name); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); parent.appendChild(e); return e; };
+  for (const t of data.thoughts) for (const p of t.parents) {
+    const a = pos.get(p), b = pos.get(t.id); if (!a || !b) continue;
+    const best = t.onBestPath && byId.get(p)?.onBestPath;
+    el('path', { class: 'edge' + (best ? ' best' : ''), d: 'M' + (a.x + W / 2) + ',' + (a.y + H) + ' C' + (a.x + W / 2) + ',' + (a.y + H + GY / 2) + ' ' + (b.x + W / 2) + ',' + (b.y - GY / 2) + ' ' + (b.x + W / 2) + ',' + b.y }, svg);
+  }
+  let selected = null;
+  for (const t of data.thoughts) {
+    const p = pos.get(t.id);
+    const g = el('g', { class: 'node' + (t.valid ? '' : ' invalid') + (t.onBestPath ? ' best' : ''), transform: 'translate(' + p.x + ',' + p.y + ')', 'data-id': t.id }, svg);
+    el('rect', { width: W, height: H }, g);
+    el('text', { x: 6, y: 14 }, g).textContent = t.id;
+    el('text', { x: 6, y: 28 }, g).textContent = t.score === undefined ? 'unscored' : 'score ' + Math.round(t.score * 100) / 100;
+    el('text', { x: 6, y: 40 }, g).textContent = (t.solved ? 'solved · ' : '') + (t.valid ? 'volume ' + t.volume : 'invalid');
+    g.addEventListener('click', () => { if (selected) selected.classList.remove('selected'); selected = g; g.classList.add('selected'); show(t); });
+  }
+  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+  function show(t) {
+    const call = data.calls.find((c) => c.id === t.callId);
+    document.getElementById('details').innerHTML =
+      '<h3>' + esc(t.id) + '</h3>' +
+      '<p>operation <b>' + esc(t.operationId) + '</b> · ' + (t.valid ? 'valid' : 'invalid: ' + esc(t.error || '')) + '<br>' +
+      'score ' + (t.score === undefined ? '—' : esc(t.score)) + (t.solved === undefined ? '' : ' · ' + (t.solved ? 'solved' : 'not solved')) + ' · volume ' + t.volume + '<br>' +
+      'parents: ' + (t.parents.map(esc).join(', ') || '—') + '</p>' +
+      (call ? '<p>LLM call ' + esc(call.id) + ': ' + call.usage.promptTokens + ' + ' + call.usage.completionTokens + ' tokens, $' + call.costUsd.toFixed(5) + ', ' + call.latencyMs + ' ms, attempt ' + call.attempt + '</p>' : '') +
+      (t.answer !== null ? '<h4>Answer</h4><pre class="answer">' + esc(t.answer) + '</pre>' : '') +
+      '<h4>State</h4><pre>' + esc(JSON.stringify(t.state, null, 2)) + '</pre>';
+  }
+  const s = data.totals;
+  document.getElementById('summary').innerHTML = '<b>' + esc(data.title) + '</b> <span></span>' +
+    '<span>' + data.thoughts.length + ' thoughts</span><span>' + s.llmCalls + ' LLM calls</span><span>' + (s.promptTokens + s.completionTokens) + ' tokens</span><span>$' + s.costUsd.toFixed(4) + '</span>' +
+    (data.bestId ? '<span>best: ' + esc(data.bestId) + ' (score ' + esc(byId.get(data.bestId)?.score) + ')</span>' : '') + (data.budgetExhausted ? '<span>budget exhausted</span>' : '');
+  document.getElementById('ops').innerHTML = '<h4>Operations</h4><table><tr><th>id</th><th>type</th><th>status</th><th>ms</th><th>out</th></tr>' +
+    data.operations.map((o) => '<tr><td>' + esc(o.id) + '</td><td>' + esc(o.type) + '</td><td>' + esc(o.status) + '</td><td>' + (o.endedAt !== undefined && o.startedAt !== undefined ? o.endedAt - o.startedAt : '') + '</td><td>' + o.outputThoughts.length + '</td></tr>').join('') + '</table>';
+})();
+</script>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
