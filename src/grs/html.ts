@@ -93,6 +93,8 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
     el('text', { x: 6, y: 40 }, g).textContent = (t.solved ? 'solved · ' : '') + (t.valid ? 'volume ' + t.volume : 'invalid');
     g.addEventListener('click', () => { if (selected) selected.classList.remove('selected'); selected = g; g.classList.add('selected'); show(t); });
   }
+  // Lists of plain values on one line: a 128-number list should not take 128 lines.
+  const compact = (v) => JSON.stringify(v, null, 2).replace(/\[\s+([^\[\]{}]*?)\s+\]/g, (m, inner) => '[' + inner.replace(/\s+/g, ' ') + ']');
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
   function show(t) {
     const call = data.calls.find((c) => c.id === t.callId);
@@ -103,7 +105,7 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
       'parents: ' + (t.parents.map(esc).join(', ') || '—') + '</p>' +
       (call ? '<p>LLM call ' + esc(call.id) + ': ' + call.usage.promptTokens + ' + ' + call.usage.completionTokens + ' tokens, $' + call.costUsd.toFixed(5) + ', ' + call.latencyMs + ' ms, attempt ' + call.attempt + '</p>' : '') +
       (t.answer !== null ? '<h4>Answer</h4><pre class="answer">' + esc(t.answer) + '</pre>' : '') +
-      '<h4>State</h4><pre>' + esc(JSON.stringify(t.state, null, 2)) + '</pre>';
+      '<h4>State</h4><pre>' + esc(compact(t.state)) + '</pre>';
   }
   const s = data.totals;
   document.getElementById('summary').innerHTML = '<b>' + esc(data.title) + '</b> <span></span>' +
