@@ -94,7 +94,7 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
     g.addEventListener('click', () => { if (selected) selected.classList.remove('selected'); selected = g; g.classList.add('selected'); show(t); });
   }
   // Lists of plain values on one line: a 128-number list should not take 128 lines.
-  const compact = (v) => JSON.stringify(v, null, 2).replace(/\[\s+([^\[\]{}]*?)\s+\]/g, (m, inner) => '[' + inner.replace(/\s+/g, ' ') + ']');
+  const compact = (v) => JSON.stringify(v, null, 2).replace(/\\[\\s+([^\\[\\]{}]*?)\\s+\\]/g, (m, inner) => '[' + inner.replace(/\\s+/g, ' ') + ']');
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
   function show(t) {
     const call = data.calls.find((c) => c.id === t.callId);
