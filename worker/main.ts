@@ -1,4 +1,5 @@
 import { NativeConnection } from '@temporalio/worker';
+import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../src/devserver/dev-server';
 import { workerConfigFromEnv } from './config';
 import { createGotWorker } from './create';
 
@@ -8,6 +9,13 @@ async function main(): Promise<void> {
   if (!config.OPENAI_BASE_URL) {
     throw new Error('OPENAI_BASE_URL is not set: a standalone worker needs an LLM endpoint (the CLI "demo" and "run" commands start a simulated one for you)');
   }
+  // Runs record typed search attributes; a namespace without them would stall every run, so refuse to start instead.
+  await ensureSearchAttributes(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE).catch((error: unknown) => {
+    throw new Error(
+      `the search attributes ${Object.keys(SEARCH_ATTRIBUTES).join(', ')} are not registered on namespace "${config.TEMPORAL_NAMESPACE}" and could not be registered (${error instanceof Error ? error.message : String(error)}); ` +
+        `register them with: ${Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => `temporal operator search-attribute create --name ${name} --type ${type}`).join(' && ')}`,
+    );
+  });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   try {
     const worker = await createGotWorker({

@@ -1,12 +1,15 @@
 import {
   ApplicationFailure,
+  CancellationScope,
   condition,
   defineQuery,
+  isCancellation,
   proxyActivities,
   proxyLocalActivities,
   proxySinks,
   setHandler,
   workflowInfo,
+  type ActivityOptions,
   type Sinks,
 } from '@temporalio/workflow';
 import type { GotActivities, LlmStep } from '../activities';
@@ -18,8 +21,11 @@ import type { Grs, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
 import { RunRequest, type Progress, type RunRequestInput, type RunResult } from '../src/run/request';
 import { hashSeed } from '../src/util/random';
+import { HumanScoring } from './human-scores';
+import { markFinished, markStarted, showProgress } from './web-ui';
 
 type LlmScorerSpec = Extract<Scorer, { kind: 'llm' }>;
+type HumanScorerSpec = Extract<Scorer, { kind: 'human' }>;
 
 /** The latest history-recorded time an operation has seen: its end once it is done. */
 interface OpClock {
@@ -55,25 +61,31 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     if (workflowInfo().unsafe.isReplaying) grsReplay.fact(fact);
   }).init(request.task, request.goo.operations, analyzed.sinks);
   const running = new Set<string>();
+  const humans = new HumanScoring();
   setHandler(grsQuery, () => grs.snapshot());
-  setHandler(progressQuery, () => progressOf(grs, analyzed, running));
+  setHandler(progressQuery, () => progressOf(grs, analyzed, running, humans.awaiting));
+  const progressChanged = () => showProgress(grs, analyzed.order.length, running, humans.awaiting);
+  markStarted(request);
 
   const local = proxyLocalActivities<GotActivities>({
     startToCloseTimeout: '30s',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['ValidationError'] },
   });
-  const llm = proxyActivities<GotActivities>({
+  const llmOptions: ActivityOptions = {
     startToCloseTimeout: `${request.llm.timeoutSeconds}s`,
     // A worker that dies mid-call is noticed within this, not after the whole call timeout.
-    heartbeatTimeout: '30s',
+    heartbeatTimeout: `${request.llm.heartbeatSeconds}s`,
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,
       maximumInterval: '60s',
       maximumAttempts: request.llm.maxAttempts,
-      nonRetryableErrorTypes: ['LlmRequestRejected', 'ValidationError'],
+      nonRetryableErrorTypes: ['LlmRequestRejected', 'ValidationError', 'PromptError'],
     },
-  });
+  };
+  const llm = proxyActivities<GotActivities>(llmOptions);
+  // The Web UI lists each LLM call by this line: which operation, what for, from which thoughts.
+  const summarised = (summary: string): ActivityOptions => ({ ...llmOptions, summary: summary.length > 200 ? `${summary.slice(0, 199)}…` : summary });
 
   // Refuse a bad problem or a GoO the task cannot serve before any LLM money is spent.
   const { rootState, higherIsBetter } = await local.prepareRun(request);
@@ -91,7 +103,8 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   /** One LLM step; returns the created thoughts, or none when the budget is spent. */
   async function askLlm(op: Operation & { prompt: string; params?: Record<string, unknown> }, clock: OpClock, key: string, purpose: LlmStep['purpose'], inputs: Thought[], samples: number): Promise<Thought[]> {
     if (!budgetLeft()) return [];
-    const result = await llm.callLlm({
+    const from = inputs.map((t) => t.id).join(', ');
+    const result = await llm.callLlm.executeWithOptions(summarised(`${op.id}: ${purpose} ×${samples} from ${from}`), [{
       task: request.task,
       purpose,
       prompt: op.prompt,
@@ -101,7 +114,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       samples,
       llm: request.llm,
       seed: hashSeed(request.seed, op.id, key),
-    });
+    }]);
     const parents = inputs.map((t) => t.id);
     const call = grs.recordCall(key, {
       operationId: op.id,
@@ -127,7 +140,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   /** Scores one thought by asking the LLM (the task's judge), unless the budget is spent. */
   async function judge(op: Operation, clock: OpClock, scorer: LlmScorerSpec, key: string, thought: Thought): Promise<void> {
     if (!budgetLeft()) return;
-    const result = await llm.scoreWithLlm({
+    const result = await llm.scoreWithLlm.executeWithOptions(summarised(`${op.id}: judge ${thought.id} ×${scorer.samples}`), [{
       task: request.task,
       scorer: scorer.prompt,
       problem: request.problem,
@@ -135,7 +148,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       samples: scorer.samples,
       llm: request.llm,
       seed: hashSeed(request.seed, op.id, key),
-    });
+    }]);
     grs.recordCall(key, {
       operationId: op.id,
       purpose: 'score',
@@ -152,6 +165,22 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     });
     clock.saw(result.finishedAt);
     grs.setScore(thought.id, result.score);
+  }
+
+  /** Waits for a person's scores; on timeout falls back to the task's local score or leaves the thoughts unscored. */
+  async function scoreByHuman(op: Operation, clock: OpClock, scorer: HumanScorerSpec, inputs: Thought[]): Promise<Thought[]> {
+    progressChanged();
+    const scores = await humans.await(op.id, inputs, scorer.timeoutSeconds);
+    if (scores) {
+      for (const t of inputs) grs.setScore(t.id, scores.scores[t.id]!);
+      notes.set(op.id, `scored by ${scores.by ?? 'a person'}`);
+    } else if (scorer.fallback === 'local') {
+      const { values, at } = await local.scoreThoughts(localStep(inputs));
+      clock.saw(at);
+      inputs.forEach((t, i) => grs.setScore(t.id, values[i]!));
+      notes.set(op.id, `no human scores within ${scorer.timeoutSeconds}s: scored locally`);
+    } else notes.set(op.id, `no human scores within ${scorer.timeoutSeconds}s: left unscored`);
+    return inputs;
   }
 
   async function validateAndImprove(op: OperationOf<'validateAndImprove'>, clock: OpClock, inputs: Thought[]): Promise<Thought[]> {
@@ -184,6 +213,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       case 'score': {
         if (!inputs.length) return [];
         const scorer = op.scorer;
+        if (scorer.kind === 'human') return scoreByHuman(op, clock, scorer, inputs);
         if (scorer.kind === 'llm') {
           // Judging an answer that could not be read would pay for nothing: it stays unscored and ranks last.
           await Promise.all(inputs.map((t, i) => (t.valid ? judge(op, clock, scorer, String(i), t) : undefined)));
@@ -212,6 +242,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
 
   const outputs = new Map<string, string[]>();
   const endedAt = new Map<string, number>();
+  const notes = new Map<string, string>();
   const runStart = workflowInfo().runStartTime.getTime();
   let failure: { operation: string; error: unknown } | undefined;
 
@@ -236,13 +267,18 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
         endedAt.set(id, clock.at);
         // An LLM operation that had inputs yet produced nothing was starved by the budget.
         const starved = callsLlm(op) && inputs.length > 0 && out.length === 0 && grs.budgetExhausted;
-        grs.finishOperation(id, ids, clock.at, starved ? 'skipped' : 'done', starved ? 'budget exhausted' : undefined);
+        grs.finishOperation(id, ids, clock.at, starved ? 'skipped' : 'done', starved ? 'budget exhausted' : notes.get(id));
+        progressChanged();
         for (const next of analyzed.successors.get(id)!) {
           if (!running.has(next) && !outputs.has(next) && analyzed.byId.get(next)!.inputs.every((i) => outputs.has(i))) launch(next);
         }
       },
       (error: unknown) => {
         running.delete(id);
+        if (isCancellation(error)) {
+          grs.finishOperation(id, [], clock.at, 'cancelled', 'the run was cancelled');
+          return;
+        }
         grs.finishOperation(id, [], clock.at, 'failed', rootCause(error));
         failure ??= { operation: id, error };
       },
@@ -250,13 +286,24 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   }
 
   for (const id of analyzed.order) if (analyzed.byId.get(id)!.inputs.length === 0) launch(id);
-  await condition(() => failure !== undefined || outputs.size === analyzed.order.length);
+  progressChanged();
+  try {
+    await condition(() => failure !== undefined || outputs.size === analyzed.order.length);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    // Let the cancelled LLM calls confirm (they heartbeat), so the partial GRS records how each operation ended.
+    await CancellationScope.nonCancellable(() => condition(() => running.size === 0));
+    markFinished('cancelled', grs, undefined);
+    throw error;
+  }
   if (failure !== undefined) {
+    markFinished('failed', grs, undefined);
     throw ApplicationFailure.nonRetryable(`run failed in operation ${failure.operation}: ${rootCause(failure.error)}`, 'RunFailed');
   }
 
   const snapshot = grs.snapshot();
   const best = bestThought(snapshot, higherIsBetter);
+  markFinished('completed', grs, best?.score);
   return { task: request.task, labels: request.labels, final: finalThoughts(snapshot), ...(best ? { best } : {}), grs: snapshot };
 }
 
@@ -271,12 +318,13 @@ function parseRequest(input: RunRequestInput): { request: RunRequest; analyzed: 
   }
 }
 
-function progressOf(grs: GrsRecorder, analyzed: AnalyzedGoO, running: Set<string>): Progress {
+function progressOf(grs: GrsRecorder, analyzed: AnalyzedGoO, running: Set<string>, awaitingHumanScores: string[]): Progress {
   const spent = grs.spent;
   return {
     operationsDone: grs.finishedOperations,
     operationsTotal: analyzed.order.length,
     running: [...running],
+    awaitingHumanScores,
     llmCalls: spent.llmCalls,
     promptTokens: spent.promptTokens,
     completionTokens: spent.completionTokens,

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
-import { ensureLocalServer } from '../devserver/dev-server';
+import { ensureLocalServer, ensureSearchAttributes } from '../devserver/dev-server';
 import { startSimulatedLlm, type SimulatedLlm } from '../simllm/server';
 import { createGotWorker } from '../../worker/create';
 import type { LlmEndpoint } from '../llm/client';
@@ -36,6 +36,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const server = process.env.TEMPORAL_ADDRESS
     ? { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' }
     : await ensureLocalServer({ stateDir: stateDir(), log: o.log });
+  // Runs record typed search attributes; make sure the namespace has them (a no-op when it does).
+  if (process.env.TEMPORAL_ADDRESS) await ensureSearchAttributes(server.address, namespace);
 
   const connection = await Connection.connect({ address: server.address });
   const cleanups: (() => Promise<void>)[] = [() => connection.close()];

@@ -6,18 +6,18 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
+import { GOT_SEARCH_ATTRIBUTES } from '../run/search-attributes';
 import { ensureTemporalCli } from './temporal-cli';
 
-/** Custom search attributes the engine writes; registered on every server we start. */
-export const SEARCH_ATTRIBUTES = {
-  GotTask: 'Keyword',
-  GotScheme: 'Keyword',
-  GotStatus: 'Keyword',
-  GotCostUsd: 'Double',
-  GotBestScore: 'Double',
-} as const;
+// The CLI's and the operator API's names of the SDK's search attribute types.
+const TYPE_NAMES = { KEYWORD: 'Keyword', DOUBLE: 'Double', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' } as const;
 
-export type SearchAttributeType = (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES];
+/** Custom search attributes the engine writes (see src/run/search-attributes.ts); registered on every server we start. */
+export const SEARCH_ATTRIBUTES: Readonly<Record<string, SearchAttributeType>> = Object.fromEntries(
+  Object.values(GOT_SEARCH_ATTRIBUTES).map((key) => [key.name, TYPE_NAMES[key.type]]),
+);
+
+export type SearchAttributeType = (typeof TYPE_NAMES)[keyof typeof TYPE_NAMES];
 
 // Numeric values of temporal.api.enums.v1.IndexedValueType (avoids a direct @temporalio/proto dependency).
 const INDEXED_VALUE_TYPES = ['Unspecified', 'Text', 'Keyword', 'Int', 'Double', 'Bool', 'Datetime', 'KeywordList'];

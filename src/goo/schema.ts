@@ -58,6 +58,13 @@ export const Scorer = z.discriminatedUnion('kind', [
     prompt: z.string().min(1),
     samples: z.number().int().min(1).default(1),
   }),
+  // A person scores the thoughts through the workflow's `scoreThoughts` update (the paper lets humans act as scorers).
+  z.strictObject({
+    kind: z.literal('human'),
+    timeoutSeconds: z.number().positive().max(30 * 24 * 3600).default(3600),
+    /** What happens when nobody scores in time: the task's local score, or leave the thoughts unscored. */
+    fallback: z.enum(['local', 'unscored']).default('local'),
+  }),
 ]);
 
 export const ScoreOp = z.strictObject({

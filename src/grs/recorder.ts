@@ -2,6 +2,8 @@ import type { Grs, LlmCall, OperationRecord, Thought, ThoughtState, Totals } fro
 
 export const ROOT_THOUGHT_ID = 'root/0';
 
+type FinishedStatus = 'done' | 'skipped' | 'failed' | 'cancelled';
+
 export interface NewThought {
   state: ThoughtState;
   parents: string[];
@@ -19,7 +21,7 @@ export type GrsFact =
   | { kind: 'init'; task: string; operations: { id: string; type: string }[]; finalOperations: string[] }
   | { kind: 'root'; state: ThoughtState }
   | { kind: 'operationStarted'; id: string; inputThoughts: string[]; at: number }
-  | { kind: 'operationFinished'; id: string; outputThoughts: string[]; at: number; status: 'done' | 'skipped' | 'failed'; note?: string }
+  | { kind: 'operationFinished'; id: string; outputThoughts: string[]; at: number; status: FinishedStatus; note?: string }
   | { kind: 'thoughtsCreated'; operationId: string; key: string | number; created: NewThought[] }
   | { kind: 'callRecorded'; key: string | number; call: Omit<LlmCall, 'id'> }
   | { kind: 'callLinked'; callId: string; thoughtIds: string[] }
@@ -118,7 +120,7 @@ export class GrsRecorder {
     this.apply({ kind: 'operationStarted', id, inputThoughts, at });
   }
 
-  finishOperation(id: string, outputThoughts: string[], at: number, status: 'done' | 'skipped' | 'failed' = 'done', note?: string): void {
+  finishOperation(id: string, outputThoughts: string[], at: number, status: FinishedStatus = 'done', note?: string): void {
     this.apply({ kind: 'operationFinished', id, outputThoughts, at, status, ...(note ? { note } : {}) });
   }
 

@@ -46,7 +46,7 @@ export interface LlmCall {
   attempt: number;
 }
 
-export type OperationStatus = 'pending' | 'running' | 'done' | 'skipped' | 'failed';
+export type OperationStatus = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled';
 
 export interface OperationRecord {
   id: string;

@@ -56,6 +56,7 @@ function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number]
       return op.type === 'validateAndImprove' && !task.validate ? missing('local validator') : [];
     case 'score':
       if (op.scorer.kind === 'local') return task.score ? [] : missing('local scoring function');
+      if (op.scorer.kind === 'human') return op.scorer.fallback === 'local' && !task.score ? missing('local scoring function (the human scorer\'s fallback)') : [];
       if (task.llmScorers?.[op.scorer.prompt]) return [];
       return [{ path: path('scorer'), message: `task "${task.id}" has no LLM scorer "${op.scorer.prompt}"; expected one of: ${Object.keys(task.llmScorers ?? {}).join(', ') || '(none)'}` }];
     case 'groundTruth':

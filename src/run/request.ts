@@ -24,6 +24,8 @@ export const LlmSettings = z.strictObject({
   pricing: Pricing.default({ inputPerMTok: 1.5, outputPerMTok: 2.0 }),
   /** Per-attempt timeout of one LLM call. */
   timeoutSeconds: z.number().positive().max(3600).default(120),
+  /** A call whose worker stops heartbeating this long is retried elsewhere (how a crashed worker is noticed). */
+  heartbeatSeconds: z.number().positive().max(600).default(30),
   /** Attempts per LLM call before the run fails (Temporal retries retryable faults). */
   maxAttempts: z.number().int().min(1).max(100).default(8),
 });
@@ -62,10 +64,28 @@ export interface RunResult {
   grs: Grs;
 }
 
+/** What a person sends to score thoughts of a `human` Score operation (the `scoreThoughts` update). */
+export const HumanScores = z.strictObject({
+  operationId: z.string().min(1),
+  /** A score for every thought the operation waits on, by thought id. */
+  scores: z.record(z.string(), z.number().refine(Number.isFinite, 'a score must be a finite number')),
+  by: z.string().max(200).optional(),
+});
+export type HumanScores = z.infer<typeof HumanScores>;
+
+/** A human Score operation waiting for its scores (the `pendingHumanScores` query). */
+export interface PendingHumanScore {
+  operationId: string;
+  thoughts: { id: string; state: Record<string, unknown> }[];
+  /** Workflow time (ms) after which the fallback applies. */
+  deadline: number;
+}
+
 export interface Progress {
   operationsDone: number;
   operationsTotal: number;
   running: string[];
+  awaitingHumanScores: string[];
   llmCalls: number;
   promptTokens: number;
   completionTokens: number;

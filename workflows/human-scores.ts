@@ -1,0 +1,57 @@
+import { condition, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import type { Thought } from '../src/grs/types';
+import { HumanScores, type PendingHumanScore } from '../src/run/request';
+
+export const scoreThoughtsUpdate = defineUpdate<{ accepted: number }, [HumanScores]>('scoreThoughts');
+export const pendingHumanScoresQuery = defineQuery<PendingHumanScore[]>('pendingHumanScores');
+
+/**
+ * Human Score operations: the run waits (durably, for hours if need be) for a person to send
+ * scores through the `scoreThoughts` update, which is validated before it is accepted so a wrong
+ * id or a missing score is refused to the sender and never enters history.
+ */
+export class HumanScoring {
+  private readonly pending = new Map<string, PendingHumanScore>();
+  private readonly received = new Map<string, HumanScores>();
+
+  constructor() {
+    setHandler(pendingHumanScoresQuery, () => [...this.pending.values()]);
+    setHandler(scoreThoughtsUpdate, (scores) => this.accept(scores), { validator: (scores) => this.validate(scores) });
+  }
+
+  get awaiting(): string[] {
+    return [...this.pending.keys()];
+  }
+
+  /** Waits for a person's scores until the timeout; undefined when none came in time. */
+  async await(operationId: string, thoughts: Thought[], timeoutSeconds: number): Promise<HumanScores | undefined> {
+    this.pending.set(operationId, {
+      operationId,
+      thoughts: thoughts.map((t) => ({ id: t.id, state: t.state })),
+      deadline: Date.now() + timeoutSeconds * 1000,
+    });
+    try {
+      const arrived = await condition(() => this.received.has(operationId), `${timeoutSeconds}s`);
+      return arrived ? this.received.get(operationId) : undefined;
+    } finally {
+      this.pending.delete(operationId);
+    }
+  }
+
+  private validate(input: HumanScores): void {
+    const parsed = HumanScores.safeParse(input);
+    if (!parsed.success) throw new Error(`invalid scores: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const waiting = this.pending.get(input.operationId);
+    if (!waiting) throw new Error(`operation "${input.operationId}" is not waiting for human scores (waiting: ${this.awaiting.join(', ') || 'none'})`);
+    const expected = waiting.thoughts.map((t) => t.id);
+    const unknown = Object.keys(input.scores).filter((id) => !expected.includes(id));
+    const missing = expected.filter((id) => !(id in input.scores));
+    if (unknown.length) throw new Error(`not thoughts of "${input.operationId}": ${unknown.join(', ')}`);
+    if (missing.length) throw new Error(`scores missing for: ${missing.join(', ')}`);
+  }
+
+  private accept(input: HumanScores): { accepted: number } {
+    this.received.set(input.operationId, input);
+    return { accepted: Object.keys(input.scores).length };
+  }
+}

@@ -1,0 +1,40 @@
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import type { GrsRecorder } from '../src/grs/recorder';
+import type { RunRequest } from '../src/run/request';
+import { GOT_SEARCH_ATTRIBUTES, type RunStatus } from '../src/run/search-attributes';
+
+/**
+ * What the Web UI shows of a run besides its history: typed search attributes to filter runs by,
+ * and the current details line (progress) on the run's page.
+ */
+
+export function markStarted(request: RunRequest): void {
+  const { task, scheme, status } = GOT_SEARCH_ATTRIBUTES;
+  upsertSearchAttributes([
+    { key: task, value: request.task },
+    ...(request.labels.scheme !== undefined ? [{ key: scheme, value: String(request.labels.scheme) }] : []),
+    { key: status, value: 'running' satisfies RunStatus },
+  ]);
+}
+
+export function markFinished(status: Exclude<RunStatus, 'running'>, grs: GrsRecorder, bestScore: number | undefined): void {
+  const { status: statusKey, costUsd, bestScore: bestKey } = GOT_SEARCH_ATTRIBUTES;
+  upsertSearchAttributes([
+    { key: statusKey, value: status },
+    { key: costUsd, value: round(grs.spent.costUsd) },
+    ...(bestScore !== undefined ? [{ key: bestKey, value: bestScore }] : []),
+  ]);
+}
+
+export function showProgress(grs: GrsRecorder, total: number, running: ReadonlySet<string>, awaitingHumans: readonly string[]): void {
+  const { llmCalls, promptTokens, completionTokens, costUsd } = grs.spent;
+  const lines = [
+    `**${grs.finishedOperations}/${total} operations done** · ${llmCalls} LLM calls · ${promptTokens + completionTokens} tokens · $${costUsd.toFixed(4)}`,
+    running.size ? `running: ${[...running].join(', ')}` : '',
+    awaitingHumans.length ? `waiting for a person to score: ${awaitingHumans.join(', ')}` : '',
+    grs.budgetExhausted ? 'budget exhausted: no further LLM calls' : '',
+  ];
+  setCurrentDetails(lines.filter(Boolean).join('\n\n'));
+}
+
+const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
