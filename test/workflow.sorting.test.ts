@@ -86,6 +86,13 @@ describe('the Controller workflow on sorting', () => {
     expect(summedLatency).toBeGreaterThan(1.5 * wallMs);
   });
 
+  it('keeps at most maxConcurrentCalls LLM calls of a run in flight', async () => {
+    h.llm.resetStats();
+    const result = await resultOf(await startRun(h.client, sortingRun('got', 128, { llm: { maxConcurrentCalls: 2 } }), { taskQueue: h.taskQueue }));
+    expect(h.llm.stats().maxInFlight).toBe(2);
+    expect(result.grs.calls).toHaveLength(23);
+  });
+
   it('answers the progress query while running', async () => {
     const handle = await startRun(h.client, sortingRun('tot', 32), { taskQueue: h.taskQueue });
     const progress = await queryProgress(handle);

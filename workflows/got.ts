@@ -100,11 +100,23 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     return left;
   };
 
+  let callsInFlight = 0;
+  /** Holds an LLM call until fewer than `maxConcurrentCalls` are in flight, so a huge fan-out queues instead of failing. */
+  async function withCallSlot<T>(call: () => Promise<T>): Promise<T> {
+    // The predicate takes the slot itself: waiting conditions are all checked before any awaiting code resumes.
+    await condition(() => callsInFlight < request.llm.maxConcurrentCalls && ++callsInFlight > 0);
+    try {
+      return await call();
+    } finally {
+      callsInFlight--;
+    }
+  }
+
   /** One LLM step; returns the created thoughts, or none when the budget is spent. */
   async function askLlm(op: Operation & { prompt: string; params?: Record<string, unknown> }, clock: OpClock, key: string, purpose: LlmStep['purpose'], inputs: Thought[], samples: number): Promise<Thought[]> {
     if (!budgetLeft()) return [];
     const from = inputs.map((t) => t.id).join(', ');
-    const result = await llm.callLlm.executeWithOptions(summarised(`${op.id}: ${purpose} ×${samples} from ${from}`), [{
+    const result = await withCallSlot(() => llm.callLlm.executeWithOptions(summarised(`${op.id}: ${purpose} ×${samples} from ${from}`), [{
       task: request.task,
       purpose,
       prompt: op.prompt,
@@ -114,7 +126,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       samples,
       llm: request.llm,
       seed: hashSeed(request.seed, op.id, key),
-    }]);
+    }]));
     const parents = inputs.map((t) => t.id);
     const call = grs.recordCall(key, {
       operationId: op.id,
@@ -140,7 +152,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   /** Scores one thought by asking the LLM (the task's judge), unless the budget is spent. */
   async function judge(op: Operation, clock: OpClock, scorer: LlmScorerSpec, key: string, thought: Thought): Promise<void> {
     if (!budgetLeft()) return;
-    const result = await llm.scoreWithLlm.executeWithOptions(summarised(`${op.id}: judge ${thought.id} ×${scorer.samples}`), [{
+    const result = await withCallSlot(() => llm.scoreWithLlm.executeWithOptions(summarised(`${op.id}: judge ${thought.id} ×${scorer.samples}`), [{
       task: request.task,
       scorer: scorer.prompt,
       problem: request.problem,
@@ -148,7 +160,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       samples: scorer.samples,
       llm: request.llm,
       seed: hashSeed(request.seed, op.id, key),
-    }]);
+    }]));
     grs.recordCall(key, {
       operationId: op.id,
       purpose: 'score',
@@ -304,7 +316,21 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   const snapshot = grs.snapshot();
   const best = bestThought(snapshot, higherIsBetter);
   markFinished('completed', grs, best?.score);
-  return { task: request.task, labels: request.labels, final: finalThoughts(snapshot), ...(best ? { best } : {}), grs: snapshot };
+  return fitPayloadLimit({ task: request.task, labels: request.labels, final: finalThoughts(snapshot), ...(best ? { best } : {}), grs: snapshot });
+}
+
+/** Temporal refuses payloads over 2 MB; stay well below with room for the encoding's overhead. */
+const MAX_RESULT_CHARS = 1_500_000;
+
+/**
+ * A result too large for one payload keeps the whole graph (ids, edges, scores, calls) and the
+ * final thoughts in full, but drops the other thoughts' states: `inspect` rebuilds them from history.
+ */
+export function fitPayloadLimit(result: RunResult): RunResult {
+  if (JSON.stringify(result).length <= MAX_RESULT_CHARS) return result;
+  const keep = new Set([...result.final.map((t) => t.id), ...(result.best ? [result.best.id] : [])]);
+  const thoughts = result.grs.thoughts.map((t) => (keep.has(t.id) ? t : { ...t, state: {} }));
+  return { ...result, grs: { ...result.grs, thoughts, statesOmitted: true } };
 }
 
 function parseRequest(input: RunRequestInput): { request: RunRequest; analyzed: AnalyzedGoO } {

@@ -77,4 +77,6 @@ export interface Grs {
   calls: LlmCall[];
   totals: Totals;
   budgetExhausted: boolean;
+  /** Set on a run result too large for one Temporal payload: non-final thoughts came without their states (`inspect` has them). */
+  statesOmitted?: true;
 }
