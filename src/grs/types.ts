@@ -1,82 +1,92 @@
+import { z } from 'zod';
+
 /**
  * The Graph Reasoning State (GRS): every thought, its parents (the edges), score, validity, and
- * the LLM calls with their tokens and cost. It is plain JSON so it can travel through Temporal
- * payloads, queries and exports unchanged.
+ * the LLM calls with their tokens and cost. Plain JSON, so it travels through Temporal payloads,
+ * queries and exports unchanged; the schemas here are also the published contract (schema/).
  */
 
-/** Task-defined JSON state of a thought (e.g. `{ original, current, part }` for sorting). */
-export type ThoughtState = Record<string, unknown>;
+/** Task-defined JSON state of a thought (e.g. `{ unsorted, list, part }` for sorting). */
+export const ThoughtState = z.record(z.string(), z.unknown());
+export type ThoughtState = z.infer<typeof ThoughtState>;
 
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-}
+export const Usage = z.object({
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+});
+export type Usage = z.infer<typeof Usage>;
 
-export interface Thought {
-  /** Deterministic: `<operation id>/<index>`, or `root/0` for the problem itself. */
-  id: string;
-  operationId: string;
-  parents: string[];
-  state: ThoughtState;
+export const Thought = z.object({
+  /** Deterministic: `<operation id>/<key>.<i>`, or `root/0` for the problem itself. */
+  id: z.string().describe('positional id: <operation id>/<key>.<i>, or root/0 for the problem'),
+  operationId: z.string(),
+  parents: z.array(z.string()).describe('ids of the thoughts this one was made from (the GRS edges)'),
+  state: ThoughtState,
   /** False when the LLM's answer could not be parsed or failed validation. */
-  valid: boolean;
-  error?: string;
-  score?: number;
-  solved?: boolean;
+  valid: z.boolean(),
+  error: z.string().optional(),
+  score: z.number().optional(),
+  solved: z.boolean().optional(),
   /** The LLM call that produced this thought. */
-  callId?: string;
-}
+  callId: z.string().optional(),
+});
+export type Thought = z.infer<typeof Thought>;
 
-export interface LlmCall {
+export const LlmCall = z.object({
   /** `<operation id>/call-<key>`, positional like thought ids */
-  id: string;
-  operationId: string;
-  purpose: 'generate' | 'aggregate' | 'improve' | 'score';
-  inputThoughts: string[];
-  outputThoughts: string[];
-  model: string;
-  samples: number;
-  usage: Usage;
-  costUsd: number;
-  latencyMs: number;
+  id: z.string(),
+  operationId: z.string(),
+  purpose: z.enum(['generate', 'aggregate', 'improve', 'score']),
+  inputThoughts: z.array(z.string()),
+  outputThoughts: z.array(z.string()),
+  model: z.string(),
+  samples: z.number().int().min(1),
+  usage: Usage,
+  costUsd: z.number().min(0),
+  latencyMs: z.number().min(0),
   /** Worker clock (ms since epoch) when the successful attempt started and finished. */
-  startedAt: number;
-  finishedAt: number;
+  startedAt: z.number(),
+  finishedAt: z.number(),
   /** Activity attempt that succeeded (1 = first try); more means faults were retried. */
-  attempt: number;
-}
+  attempt: z.number().int().min(1),
+});
+export type LlmCall = z.infer<typeof LlmCall>;
 
-export type OperationStatus = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled';
+export const OperationStatus = z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'cancelled']);
+export type OperationStatus = z.infer<typeof OperationStatus>;
 
-export interface OperationRecord {
-  id: string;
-  type: string;
-  status: OperationStatus;
-  inputThoughts: string[];
-  outputThoughts: string[];
+export const OperationRecord = z.object({
+  id: z.string(),
+  type: z.string(),
+  status: OperationStatus,
+  inputThoughts: z.array(z.string()),
+  outputThoughts: z.array(z.string()),
   /**
    * When the operation became ready (its inputs' end, or the run's start) and when its last step
    * finished, from clocks recorded in history (activity results), so replay reproduces them.
    */
-  startedAt?: number;
-  endedAt?: number;
-  note?: string;
-}
+  startedAt: z.number().optional(),
+  endedAt: z.number().optional(),
+  note: z.string().optional(),
+});
+export type OperationRecord = z.infer<typeof OperationRecord>;
 
-export interface Totals extends Usage {
-  llmCalls: number;
-  costUsd: number;
-}
+export const Totals = Usage.extend({
+  llmCalls: z.number().int().min(0),
+  costUsd: z.number().min(0),
+});
+export type Totals = z.infer<typeof Totals>;
 
-export interface Grs {
-  task: string;
+export const Grs = z.object({
+  task: z.string(),
   /** Operations nobody consumes: their output thoughts are the run's final thoughts. */
-  finalOperations: string[];
-  thoughts: Thought[];
-  operations: OperationRecord[];
-  calls: LlmCall[];
-  totals: Totals;
-  budgetExhausted: boolean;
+  finalOperations: z.array(z.string()),
+  thoughts: z.array(Thought),
+  operations: z.array(OperationRecord),
+  calls: z.array(LlmCall),
+  totals: Totals,
+  budgetExhausted: z.boolean(),
   /** Set on a run result too large for one Temporal payload: non-final thoughts came without their states (`inspect` has them). */
-  statesOmitted?: true;
-}
+  statesOmitted: z.literal(true).optional(),
+});
+export type Grs = z.infer<typeof Grs>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GoO } from '../goo/schema';
-import type { Grs, Thought } from '../grs/types';
+import { Grs, Thought, ThoughtState } from '../grs/types';
 
 /**
  * The public contract of one run: what a client (any language) sends to start the Controller
@@ -56,15 +56,16 @@ export type RunRequest = z.infer<typeof RunRequest>;
 export type RunRequestInput = z.input<typeof RunRequest>;
 export type LlmSettings = z.infer<typeof LlmSettings>;
 
-export interface RunResult {
-  task: string;
-  labels: Record<string, string | number>;
+export const RunResult = z.object({
+  task: z.string(),
+  labels: z.record(z.string(), z.union([z.string(), z.number()])),
   /** Output thoughts of the GoO's sink operations. */
-  final: Thought[];
+  final: z.array(Thought),
   /** The best final thought by the task's score direction, if any was scored. */
-  best?: Thought;
-  grs: Grs;
-}
+  best: Thought.optional(),
+  grs: Grs,
+});
+export type RunResult = z.infer<typeof RunResult>;
 
 /** What a person sends to score thoughts of a `human` Score operation (the `scoreThoughts` update). */
 export const HumanScores = z.strictObject({
@@ -76,21 +77,24 @@ export const HumanScores = z.strictObject({
 export type HumanScores = z.infer<typeof HumanScores>;
 
 /** A human Score operation waiting for its scores (the `pendingHumanScores` query). */
-export interface PendingHumanScore {
-  operationId: string;
-  thoughts: { id: string; state: Record<string, unknown> }[];
+export const PendingHumanScore = z.object({
+  operationId: z.string(),
+  thoughts: z.array(z.object({ id: z.string(), state: ThoughtState })),
   /** Workflow time (ms) after which the fallback applies. */
-  deadline: number;
-}
+  deadline: z.number(),
+});
+export type PendingHumanScore = z.infer<typeof PendingHumanScore>;
 
-export interface Progress {
-  operationsDone: number;
-  operationsTotal: number;
-  running: string[];
-  awaitingHumanScores: string[];
-  llmCalls: number;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number;
-  budgetExhausted: boolean;
-}
+/** The `progress` query's answer. */
+export const Progress = z.object({
+  operationsDone: z.number().int(),
+  operationsTotal: z.number().int(),
+  running: z.array(z.string()),
+  awaitingHumanScores: z.array(z.string()),
+  llmCalls: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  costUsd: z.number(),
+  budgetExhausted: z.boolean(),
+});
+export type Progress = z.infer<typeof Progress>;

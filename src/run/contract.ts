@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult, DEFAULT_TASK_QUEUE, WORKFLOW_TYPE } from './request';
+
+/**
+ * The public contract of the Controller workflow, for clients in any language: its type name, task
+ * queue, input and output, queries and update, as JSON Schema generated from the zod schemas the
+ * code itself uses. `npm run schema` writes it to schema/; a test fails when it is stale.
+ */
+export const CONTRACT_VERSION = '1.0.0';
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
+  ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>),
+  title,
+});
+
+export function contractFiles(): Record<string, unknown> {
+  return {
+    'contract.json': {
+      version: CONTRACT_VERSION,
+      workflowType: WORKFLOW_TYPE,
+      defaultTaskQueue: DEFAULT_TASK_QUEUE,
+      input: { args: ['run-request.schema.json'] },
+      output: 'run-result.schema.json',
+      queries: { progress: 'progress.schema.json', grs: 'run-result.schema.json#/properties/grs', pendingHumanScores: 'pending-human-scores.schema.json' },
+      updates: { scoreThoughts: { args: ['human-scores.schema.json'], returns: { accepted: 'number of scores accepted' } } },
+      failures: {
+        ValidationError: 'the request is invalid (details: issues with the path of each offending field); nothing was spent',
+        RunFailed: 'an operation failed for good (e.g. the API key was rejected); the partial GRS stays inspectable',
+      },
+    },
+    // What a client sends: defaults may be left out.
+    'run-request.schema.json': jsonSchema(RunRequest, 'input', 'Graph of Thoughts run request'),
+    'run-result.schema.json': jsonSchema(RunResult, 'output', 'Graph of Thoughts run result'),
+    'progress.schema.json': jsonSchema(Progress, 'output', 'Run progress (query "progress")'),
+    'pending-human-scores.schema.json': jsonSchema(z.array(PendingHumanScore), 'output', 'Operations waiting for human scores (query "pendingHumanScores")'),
+    'human-scores.schema.json': jsonSchema(HumanScores, 'input', 'Scores from a person (update "scoreThoughts")'),
+  };
+}
+
+export const renderContractFile = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
