@@ -6,12 +6,20 @@ import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import { startSimulatedLlm, type SimLlmOptions, type SimulatedLlm } from '../src/simllm/server';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 
+export interface BenchWorker {
+  taskQueue: string;
+  worker: Worker;
+  stop(): Promise<void>;
+}
+
 export interface BenchEnv {
   client: Client;
   llm: SimulatedLlm;
   server: DevServerHandle;
   /** Starts a worker on a fresh task queue; stop it with the returned function. */
-  worker(o?: { maxConcurrentActivities?: number }): Promise<{ taskQueue: string; worker: Worker; stop(): Promise<void> }>;
+  worker(o?: { maxConcurrentActivities?: number }): Promise<BenchWorker>;
+  /** Another worker polling an existing task queue (scale-out on one machine). */
+  workerOn(taskQueue: string, o?: { maxConcurrentActivities?: number }): Promise<BenchWorker>;
   close(): Promise<void>;
 }
 
@@ -23,14 +31,16 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
   const connection = await Connection.connect({ address: server.address });
   const bundle = await bundleGotWorkflows();
   const natives: NativeConnection[] = [];
-  return {
+  const env: BenchEnv = {
     client: new Client({ connection }),
     llm,
     server,
-    async worker(o = {}) {
+    worker(o = {}) {
+      return env.workerOn(`bench-${randomUUID()}`, o);
+    },
+    async workerOn(taskQueue, o = {}) {
       const native = await NativeConnection.connect({ address: server.address });
       natives.push(native);
-      const taskQueue = `bench-${randomUUID()}`;
       const worker = await createGotWorker({
         connection: native,
         taskQueue,
@@ -55,6 +65,7 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
       await server.stop();
     },
   };
+  return env;
 }
 
 export function machine(): string {

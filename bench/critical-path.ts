@@ -1,0 +1,19 @@
+import { callsLlm, type GoO } from '../src/goo/schema';
+import { validateGoO } from '../src/goo/validate';
+
+/**
+ * How many LLM calls deep a GoO is: its longest chain of dependent LLM operations. With a fixed
+ * latency per call, depth x latency is the physical limit of a run's wall time (every call on the
+ * chain must wait for the one before it), whatever the parallelism.
+ */
+export function llmDepth(goo: GoO): number {
+  const { byId, order } = validateGoO(goo);
+  const depth = new Map<string, number>();
+  for (const id of order) {
+    const op = byId.get(id)!;
+    const before = Math.max(0, ...op.inputs.map((i) => depth.get(i)!));
+    const own = op.type === 'validateAndImprove' ? 0 : callsLlm(op) ? 1 : 0; // validation chains vary per run
+    depth.set(id, before + own);
+  }
+  return Math.max(...depth.values());
+}
