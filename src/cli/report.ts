@@ -46,7 +46,7 @@ const truncate = (text: string, max: number) => (text.length > max ? `${text.sli
 export function formatReport(r: RunReport): string {
   const labels = Object.entries(r.labels).map(([k, v]) => `${k} ${v}`).join(' · ');
   const best = r.best
-    ? `${r.best.id}  score ${r.best.score ?? 'n/a'}${r.best.solved === undefined ? '' : r.best.solved ? '  (solved)' : '  (not solved)'}`
+    ? `${r.best.id}  score ${r.best.score === undefined ? 'n/a' : Math.round(r.best.score * 1000) / 1000}${r.best.solved === undefined ? '' : r.best.solved ? '  (solved)' : '  (not solved)'}`
     : 'none (no final thought was scored)';
   const answer = r.best ? truncate(r.best.answer.replace(/\s+/g, ' '), 160) : '';
   const speedup = r.wallMs > 0 ? r.summedLlmLatencyMs / r.wallMs : 0;
@@ -57,7 +57,7 @@ export function formatReport(r: RunReport): string {
     ...(answer ? [`  answer        ${answer}`] : []),
     `  LLM           ${r.llmCalls} calls · ${r.promptTokens.toLocaleString('en')} prompt + ${r.completionTokens.toLocaleString('en')} completion tokens · $${r.costUsd.toFixed(4)}${r.budgetExhausted ? ' · budget exhausted' : ''}`,
     `  graph         ${r.thoughts} thoughts`,
-    `  time          ${(r.wallMs / 1000).toFixed(2)} s wall · ${(r.summedLlmLatencyMs / 1000).toFixed(2)} s of LLM calls (${speedup.toFixed(1)}x from running branches in parallel)`,
+    `  time          ${(r.wallMs / 1000).toFixed(2)} s wall · ${(r.summedLlmLatencyMs / 1000).toFixed(2)} s of LLM calls${speedup > 1 ? ` (${speedup.toFixed(1)}x from running branches in parallel)` : ''}`,
     `  Web UI        ${r.webUi}`,
   ].join('\n');
 }

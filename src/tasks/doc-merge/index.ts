@@ -91,6 +91,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
   },
   answerText: (state) => asState(state).merged ?? `(no merged NDA: ${String(state.answer ?? 'unparseable answer')})`,
   parseDataset: parseDocMergeCsv,
+  problemFromFiles: (files) => ({ documents: files.map((f) => f.text) }),
   generateProblem: generateDocMergeProblem,
   llmScorers: { judge },
 
