@@ -1,4 +1,5 @@
 import {
+  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -20,6 +21,7 @@ import { bestThought, finalThoughts } from '../src/grs/analysis';
 import type { Grs, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
 import { RunRequest, type Progress, type RunRequestInput, type RunResult } from '../src/run/request';
+import { taskIdOf } from '../src/tasks/declarative/schema';
 import { hashSeed } from '../src/util/random';
 import { HumanScoring } from './human-scores';
 import { markFinished, markStarted, showProgress } from './web-ui';
@@ -59,7 +61,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   // Facts are passed out only while replaying: that is how `inspect` rebuilds the GRS from history.
   const grs = new GrsRecorder((fact) => {
     if (workflowInfo().unsafe.isReplaying) grsReplay.fact(fact);
-  }).init(request.task, request.goo.operations, analyzed.sinks);
+  }).init(taskIdOf(request.task), request.goo.operations, analyzed.sinks);
   const running = new Set<string>();
   const humans = new HumanScoring();
   setHandler(grsQuery, () => grs.snapshot());
@@ -72,6 +74,8 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['ValidationError'] },
   });
   const llmOptions: ActivityOptions = {
+    // A cancelled run ends at once; each running LLM call learns of the cancel at its next heartbeat and aborts its request.
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
     startToCloseTimeout: `${request.llm.timeoutSeconds}s`,
     // A worker that dies mid-call is noticed within this, not after the whole call timeout.
     heartbeatTimeout: `${request.llm.heartbeatSeconds}s`,
@@ -88,7 +92,14 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   const summarised = (summary: string): ActivityOptions => ({ ...llmOptions, summary: summary.length > 200 ? `${summary.slice(0, 199)}…` : summary });
 
   // Refuse a bad problem or a GoO the task cannot serve before any LLM money is spent.
-  const { rootState, higherIsBetter } = await local.prepareRun(request);
+  let prepared: Awaited<ReturnType<typeof local.prepareRun>>;
+  try {
+    prepared = await local.prepareRun(request);
+  } catch (error) {
+    markFinished(isCancellation(error) ? 'cancelled' : 'failed', grs, undefined);
+    throw error;
+  }
+  const { rootState, higherIsBetter } = prepared;
   const root = grs.addRoot(rootState);
   const localStep = (thoughts: Thought[]) => ({ task: request.task, problem: request.problem, states: thoughts.map((t) => t.state) });
 
@@ -303,7 +314,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     await condition(() => failure !== undefined || outputs.size === analyzed.order.length);
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    // Let the cancelled LLM calls confirm (they heartbeat), so the partial GRS records how each operation ended.
+    // The cancelled operations settle at once (TRY_CANCEL): wait for them so the partial GRS records how each ended.
     await CancellationScope.nonCancellable(() => condition(() => running.size === 0));
     markFinished('cancelled', grs, undefined);
     throw error;
@@ -316,7 +327,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   const snapshot = grs.snapshot();
   const best = bestThought(snapshot, higherIsBetter);
   markFinished('completed', grs, best?.score);
-  return fitPayloadLimit({ task: request.task, labels: request.labels, final: finalThoughts(snapshot), ...(best ? { best } : {}), grs: snapshot });
+  return fitPayloadLimit({ task: taskIdOf(request.task), labels: request.labels, final: finalThoughts(snapshot), ...(best ? { best } : {}), grs: snapshot });
 }
 
 /** Temporal refuses payloads over 2 MB; stay well below with room for the encoding's overhead. */

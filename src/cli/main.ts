@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ensureLocalServer, stopLocalServer } from '../devserver/dev-server';
 import { ensureTemporalCli } from '../devserver/temporal-cli';
@@ -9,6 +9,7 @@ import { TASKS } from '../tasks/registry';
 import { runEvaluation, type EvalOptions } from '../eval/run-eval';
 import { INSPECT_FORMATS, inspectCommand, type InspectOptions } from './commands/inspect';
 import { runCommand, type RunOptions } from './commands/run';
+import { loadCliConfig, OPTION_ENV, type CliConfig } from './config';
 import { stateDir } from './runtime';
 
 /** Exit codes: 0 done, 1 the run failed, 2 bad input (nothing was spent), 3 the environment is not usable. */
@@ -28,18 +29,41 @@ const num = (name: string) => (v: string) => {
 
 const list = <T>(parse: (v: string) => T) => (v: string) => v.split(',').map((x) => parse(x.trim()));
 
+// Read before the options are declared: the config file supplies their defaults.
+const config = (() => {
+  try {
+    return loadCliConfig(process.argv);
+  } catch (error) {
+    log(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  }
+})();
+
+/** An option whose value comes from the flag, else its environment variable, else the config file, else `fallback`. */
+function configurable<K extends keyof CliConfig>(key: K, flags: string, description: string, parse?: (v: string) => unknown, fallback?: CliConfig[K]): Option {
+  const env = (OPTION_ENV as Partial<Record<keyof CliConfig, string>>)[key];
+  const option = new Option(flags, description);
+  if (parse) option.argParser(parse);
+  if (env) option.env(env);
+  const value = config[key] ?? fallback;
+  if (value !== undefined) option.default(value);
+  return option;
+}
+
 function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; latency: number }): Command {
   return addExecutionOptions(
     cmd
-      .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
-      .option('--scheme <scheme>', 'prompting scheme (e.g. io, cot, tot, tot2, got)', defaults.scheme)
+      .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default(config.task ?? 'sorting'))
+      .option('--scheme <scheme>', 'prompting scheme (e.g. io, cot, tot, tot2, got)', config.scheme ?? defaults.scheme)
       .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
       .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')
       .option('--dataset <csv>', 'dataset in the reference CSV format (e.g. ../shared/data/got-examples/sorting_064.csv)')
       .option('--doc <file>', 'an input file of your own, repeatable (doc-merge: a document to merge)', (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option('--problem <json>', "a JSON file with the problem in the task's format")
+      .option('--goo <json>', 'a JSON file with your own Graph of Operations instead of the scheme\'s')
       .option('--output <file>', "write the best thought's answer to this file (doc-merge: the merged document)")
       .option('--workflow-id <id>', 'workflow id (default: says what the run is)')
+      .option('--dry-run', 'check everything and print the run request as JSON, without starting anything', false)
       .option('--json', 'print the report as JSON', false),
     defaults.latency,
   );
@@ -48,23 +72,27 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
 /** Options shared by every command that runs workflows: the LLM, the budget, where the work runs. */
 function addExecutionOptions(cmd: Command, latency: number): Command {
   return cmd
-    .option('--seed <n>', 'seed of the LLM requests (same seed, same questions)', int('--seed'), 0)
-    .option('--model <name>', 'model name (env GOT_MODEL)')
-    .option('--temperature <t>', 'sampling temperature', num('--temperature'))
-    .option('--max-tokens <n>', 'max completion tokens per answer', int('--max-tokens'))
-    .option('--price-input <usd>', 'USD per million prompt tokens (default 1.5)', num('--price-input'))
-    .option('--price-output <usd>', 'USD per million completion tokens (default 2.0)', num('--price-output'))
-    .option('--budget-usd <usd>', 'stop scheduling LLM calls once this much is spent', num('--budget-usd'))
-    .option('--budget-tokens <n>', 'stop scheduling LLM calls once this many tokens are used', int('--budget-tokens'))
-    .option('--latency <ms>', 'latency of the simulated LLM (ignored with OPENAI_BASE_URL)', int('--latency'), latency)
-    .option('--task-queue <name>', 'Temporal task queue', process.env.GOT_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
+    .addOption(configurable('seed', '--seed <n>', 'seed of the LLM requests (same seed, same questions)', int('--seed'), 0))
+    .addOption(configurable('model', '--model <name>', 'model name'))
+    .addOption(configurable('temperature', '--temperature <t>', 'sampling temperature', num('--temperature')))
+    .addOption(configurable('maxTokens', '--max-tokens <n>', 'max completion tokens per answer', int('--max-tokens')))
+    .addOption(configurable('priceInput', '--price-input <usd>', 'USD per million prompt tokens (default 1.5)', num('--price-input')))
+    .addOption(configurable('priceOutput', '--price-output <usd>', 'USD per million completion tokens (default 2.0)', num('--price-output')))
+    .addOption(configurable('budgetUsd', '--budget-usd <usd>', 'stop scheduling LLM calls once this much is spent', num('--budget-usd')))
+    .addOption(configurable('budgetTokens', '--budget-tokens <n>', 'stop scheduling LLM calls once this many tokens are used', int('--budget-tokens')))
+    .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (ignored with OPENAI_BASE_URL)', int('--latency'), latency))
+    .addOption(configurable('taskQueue', '--task-queue <name>', 'Temporal task queue', undefined, DEFAULT_TASK_QUEUE))
     .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
-    .option('--no-progress', 'no progress bar');
+    .option('--no-progress', 'no progress bar')
+    .option('--config <file>', 'JSON file with option defaults (env GOT_CONFIG; default ./got.config.json); flags > env > file');
 }
 
 const program = new Command('got')
   .description('Graph of Thoughts reasoning as durable Temporal workflows')
-  .showHelpAfterError();
+  .option('--config <file>', 'JSON file with option defaults (env GOT_CONFIG; default ./got.config.json); flags > env > file')
+  .showHelpAfterError()
+  // Usage errors are thrown, not exited on, so they get the bad-input exit code (subcommands inherit this).
+  .exitOverride();
 
 addRunOptions(program.command('run').description('run one prompting scheme on one problem and print the result'), { scheme: 'got', latency: 0 }).action(
   async (o: RunOptions) => {
@@ -79,6 +107,7 @@ addRunOptions(
   { scheme: 'got', size: 64, latency: 300 },
 ).action(async (o: RunOptions) => {
   const report = await runCommand(o);
+  if (!report) return;
   log(`\nThe run stays visible in the Web UI and in \`temporal workflow list\`; the dev server keeps running (stop it with \`npm run server:stop\`).`);
   if (!report.best) process.exitCode = EXIT.runFailed;
 });
@@ -93,7 +122,7 @@ addExecutionOptions(
     .option('--samples <n>', 'samples per scheme and size', int('--samples'), 10)
     .option('--dataset-dir <dir>', 'folder with the reference CSVs (e.g. ../shared/data/got-examples); default: generated problems')
     .option('--out <dir>', 'output folder; rerunning with the same folder resumes', 'out/eval')
-    .option('--concurrency <n>', 'runs in flight at once', int('--concurrency'), 16),
+    .addOption(configurable('concurrency', '--concurrency <n>', 'runs in flight at once', int('--concurrency'), 16)),
   0,
 ).action(async (o: EvalOptions & { schemes?: string[]; sizes?: number[] }) => {
   const task = TASKS[o.task]!;
@@ -144,6 +173,10 @@ program
   });
 
 program.parseAsync().catch((error: unknown) => {
+  if (error instanceof CommanderError) {
+    // Help and version are successes; any other usage error is bad input, like an invalid option value.
+    process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.badInput);
+  }
   if (error instanceof ValidationError) {
     log(error.message);
     process.exit(EXIT.badInput);

@@ -4,6 +4,7 @@ import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporal
 import { ensureLocalServer, ensureSearchAttributes } from '../devserver/dev-server';
 import { startSimulatedLlm, type SimulatedLlm } from '../simllm/server';
 import { createGotWorker } from '../../worker/create';
+import { dataConverterFromEnv } from '../codec/data-converter';
 import type { LlmEndpoint } from '../llm/client';
 
 export interface RuntimeOptions {
@@ -39,6 +40,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   // Runs record typed search attributes; make sure the namespace has them (a no-op when it does).
   if (process.env.TEMPORAL_ADDRESS) await ensureSearchAttributes(server.address, namespace);
 
+  // GOT_CODEC_KEYS set: payloads are encrypted before they reach the server (client and worker alike).
+  const dataConverter = dataConverterFromEnv();
   const connection = await Connection.connect({ address: server.address });
   const cleanups: (() => Promise<void>)[] = [() => connection.close()];
 
@@ -56,7 +59,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     // The first install wins (an embedding process may have installed its own logger already).
     if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
     const native = await NativeConnection.connect({ address: server.address });
-    const worker: Worker = await createGotWorker({ connection: native, namespace, taskQueue: o.taskQueue, llm: endpoint });
+    const worker: Worker = await createGotWorker({ connection: native, namespace, taskQueue: o.taskQueue, llm: endpoint, ...(dataConverter ? { dataConverter } : {}) });
     const running = worker.run();
     cleanups.push(async () => {
       worker.shutdown();
@@ -66,7 +69,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   }
 
   return {
-    client: new Client({ connection, namespace }),
+    client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
     namespace,
     uiUrl: server.uiUrl,
     llm: { endpoint, ...(simulated ? { simulated } : {}) },

@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import type { WorkflowHandle } from '@temporalio/client';
 import { queryProgress, resultOf, startRun, webUiLink } from '../../client/runs';
 import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput } from '../../run/request';
-import { getTask, UnknownTaskError } from '../../tasks/registry';
+import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import { chooseProblem } from '../problem';
 import { formatReport, reportOf, type RunReport } from '../report';
 import { startRuntime } from '../runtime';
@@ -18,6 +18,7 @@ export interface RunOptions {
   dataset?: string;
   doc?: string[];
   problem?: string;
+  goo?: string;
   output?: string;
   seed: number;
   model?: string;
@@ -32,6 +33,7 @@ export interface RunOptions {
   workflowId?: string;
   worker: boolean;
   json: boolean;
+  dryRun?: boolean;
   progress: boolean;
 }
 
@@ -59,7 +61,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   return {
     task: task.id,
     problem: problem as RunRequestInput['problem'],
-    goo: scheme({ size, problem }),
+    goo: o.goo ? (readJsonFile(o.goo, '--goo') as RunRequestInput['goo']) : scheme({ size, problem }),
     llm: {
       model: o.model ?? process.env.GOT_MODEL ?? (process.env.OPENAI_BASE_URL ? 'gpt-4o-mini' : 'sim-got-1'),
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
@@ -72,9 +74,13 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   };
 }
 
-export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport> {
+export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport | undefined> {
   const request = requestFromOptions(o);
   checkRun(request); // refuse bad input before a server, a worker or an LLM is touched
+  if (o.dryRun) {
+    console.log(JSON.stringify(request, null, 2));
+    return undefined;
+  }
   const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, log });
   try {
     const started = Date.now();
@@ -82,7 +88,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
     log(`Started ${handle.workflowId}\n  Web UI: ${webUi}`);
     const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle) : await resultOf(handle);
-    const report = reportOf(result, { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi }, Date.now() - started, getTask(request.task).answerText);
+    const report = reportOf(result, { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi }, Date.now() - started, resolveTask(request.task).answerText);
     console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));
     if (o.output) {
       if (!report.best) throw new Error(`no answer to write to ${o.output}: the run produced no scored thought`);
@@ -117,5 +123,13 @@ async function withProgressBar(handle: WorkflowHandle) {
   } finally {
     clearInterval(poll);
     bar.stop();
+  }
+}
+
+function readJsonFile(path: string, option: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ValidationError('options', [{ path: option, message: `cannot read ${path} as JSON: ${(e as Error).message}` }]);
   }
 }

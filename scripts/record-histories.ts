@@ -1,0 +1,163 @@
+/**
+ * Records the event histories the replay test (test/replay.test.ts) replays against the current
+ * Controller: one small real run of every task's GoT scheme, one run that fails half way and one
+ * run scored by a person. Re-record after a deliberate, versioned change of the workflow only:
+ * the point of the fixtures is that an accidental change of the Controller's commands breaks the
+ * replay of runs recorded by an older worker.
+ *
+ *   npx tsx scripts/record-histories.ts
+ *
+ * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { freePort, startDevServer } from '../src/devserver/dev-server';
+import { ensureTemporalCli } from '../src/devserver/temporal-cli';
+import type { GoO } from '../src/goo/schema';
+import type { PendingHumanScore, RunRequestInput } from '../src/run/request';
+import { startRun } from '../src/client/runs';
+import { startSimulatedLlm } from '../src/simllm/server';
+import { TASKS } from '../src/tasks/registry';
+import { bundleGotWorkflows, createGotWorker } from '../worker/create';
+
+const OUT_DIR = fileURLToPath(new URL('../test/fixtures/histories/', import.meta.url));
+const SEED = 3;
+const log = (line: string) => process.stderr.write(`[record-histories] ${line}\n`);
+
+type History = Parameters<typeof historyToJSON>[0];
+
+/**
+ * `historyToJSON` of @temporalio/common, or the same conversion with @temporalio/proto's own
+ * protobufjs when the SDK's fails: with protobufjs 7 hoisted to node_modules (for @grpc/proto-loader),
+ * npm gives @temporalio/common and @temporalio/proto separate copies of protobufjs 8, and the
+ * SDK's `toJson` refuses the other copy's Type ("type must be a Type").
+ */
+function historyJson(history: History): string {
+  try {
+    return historyToJSON(history);
+  } catch (error) {
+    if (!(error instanceof TypeError && /must be a Type/.test(error.message))) throw error;
+    const req = createRequire(import.meta.url);
+    const protoRequire = createRequire(req.resolve('@temporalio/proto'));
+    const proto = protoRequire('@temporalio/proto') as typeof import('@temporalio/proto');
+    const { patchProtobufRoot } = protoRequire('@temporalio/proto/lib/patch-protobuf-root') as typeof import('@temporalio/proto/lib/patch-protobuf-root');
+    const { toJson } = protoRequire('protobufjs/ext/protojson') as { toJson(type: unknown, message: unknown): unknown };
+    const type = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+    return JSON.stringify(toJson(type, proto.temporal.api.history.v1.History.fromObject(history)));
+  }
+}
+
+function request(task: string, scheme: string, size: number): RunRequestInput {
+  const t = TASKS[task]!;
+  const problem = t.generateProblem(size, SEED);
+  return { task, problem: problem as RunRequestInput['problem'], goo: t.schemes[scheme]!({ size, problem }), labels: { scheme, size, sample: SEED } };
+}
+
+/** Generate three sortings, a person scores them (local score after 10 minutes), keep the best. */
+const HUMAN_GOO: GoO = {
+  version: 1,
+  operations: [
+    { id: 'sort', type: 'generate', inputs: [], prompt: 'sort', k: 3 },
+    { id: 'rate', type: 'score', inputs: ['sort'], scorer: { kind: 'human', timeoutSeconds: 600, fallback: 'local' } },
+    { id: 'best', type: 'keepBestN', inputs: ['rate'], n: 1, higherIsBetter: true },
+  ],
+};
+
+async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function main() {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const binary = await ensureTemporalCli({ log });
+  const server = await startDevServer({ binary, port: await freePort(), ui: false });
+  log(`dev server at ${server.address}`);
+  const llm = await startSimulatedLlm({ latencyMs: 20 });
+  const native = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const taskQueue = 'record-histories';
+  const worker = await createGotWorker({
+    connection: native,
+    taskQueue,
+    llm: { baseURL: llm.baseURL, apiKey: 'sim', supportsN: true },
+    workflowBundle: await bundleGotWorkflows(),
+  });
+  const running = worker.run();
+
+  const written: { name: string; bytes: number; events: number }[] = [];
+  async function save(name: string, handle: WorkflowHandle): Promise<void> {
+    const history = await handle.fetchHistory();
+    // Compact JSON (historyToJSON indents): the fixtures are committed.
+    const json = JSON.stringify(JSON.parse(historyJson(history)));
+    await writeFile(`${OUT_DIR}${name}.json`, json + '\n');
+    written.push({ name, bytes: Buffer.byteLength(json) + 1, events: history.events?.length ?? 0 });
+    log(`${name}: ${history.events?.length} events, ${(json.length / 1024).toFixed(1)} KiB`);
+  }
+
+  try {
+    await mkdir(OUT_DIR, { recursive: true });
+    const runs: [name: string, task: string, scheme: string, size: number][] = [
+      ['sorting-got-32', 'sorting', 'got', 32],
+      ['set-intersection-got-32', 'set-intersection', 'got', 32],
+      ['keyword-counting-got4-8', 'keyword-counting', 'got4', 8],
+      ['doc-merge-got-4', 'doc-merge', 'got', 4],
+      ['doc-merge-got2-4', 'doc-merge', 'got2', 4],
+    ];
+    for (const [name, task, scheme, size] of runs) {
+      const handle = await startRun(client, request(task, scheme, size), { taskQueue, workflowId: `fixture-${name}` });
+      await handle.result();
+      await save(name, handle);
+    }
+
+    // GoT-32 sorting: the split and one part sort succeed, then the endpoint rejects the key (401, not retried).
+    llm.injectFaults(['pass', 'pass', { status: 401, message: 'Incorrect API key provided' }]);
+    const failed = await startRun(client, request('sorting', 'got', 32), { taskQueue, workflowId: 'fixture-sorting-got-32-failed' });
+    const failure = await failed.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!failure) throw new Error('the run with an injected 401 did not fail');
+    await save('sorting-got-32-failed', failed);
+
+    // A person scores the three sortings through the scoreThoughts update.
+    const human = await startRun(
+      client,
+      { task: 'sorting', problem: TASKS.sorting!.generateProblem(32, SEED) as RunRequestInput['problem'], goo: HUMAN_GOO, labels: { scheme: 'human', size: 32, sample: SEED } },
+      { taskQueue, workflowId: 'fixture-sorting-human-32' },
+    );
+    const pending = await poll('the human Score operation', async () => {
+      const waiting = await human.query<PendingHumanScore[]>('pendingHumanScores');
+      return waiting.find((p) => p.operationId === 'rate');
+    });
+    const scores = Object.fromEntries(pending.thoughts.map((t, i) => [t.id, i + 1]));
+    await human.executeUpdate('scoreThoughts', { args: [{ operationId: 'rate', scores, by: 'recorder' }] });
+    await human.result();
+    await save('sorting-human-32', human);
+
+    const total = written.reduce((s, w) => s + w.bytes, 0);
+    log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
+  } finally {
+    worker.shutdown();
+    await running;
+    await native.close();
+    await connection.close();
+    await llm.close();
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

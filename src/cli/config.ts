@@ -1,0 +1,55 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parseOrThrow, ValidationError } from '../goo/validate';
+
+/**
+ * Defaults for CLI options from a JSON config file: `--config <file>`, else $GOT_CONFIG, else
+ * ./got.config.json when present. Precedence: flags > environment variables > config file > built-in defaults.
+ */
+export const CliConfig = z.strictObject({
+  task: z.string().optional(),
+  scheme: z.string().optional(),
+  model: z.string().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().positive().optional(),
+  priceInput: z.number().min(0).optional(),
+  priceOutput: z.number().min(0).optional(),
+  budgetUsd: z.number().positive().optional(),
+  budgetTokens: z.number().int().positive().optional(),
+  latency: z.number().int().min(0).optional(),
+  taskQueue: z.string().min(1).optional(),
+  seed: z.number().int().min(0).optional(),
+  concurrency: z.number().int().positive().optional(),
+});
+export type CliConfig = z.infer<typeof CliConfig>;
+
+/** The environment variable behind each option that has one. */
+export const OPTION_ENV = {
+  model: 'GOT_MODEL',
+  temperature: 'GOT_TEMPERATURE',
+  priceInput: 'GOT_PRICE_INPUT',
+  priceOutput: 'GOT_PRICE_OUTPUT',
+  budgetUsd: 'GOT_BUDGET_USD',
+  budgetTokens: 'GOT_BUDGET_TOKENS',
+  latency: 'GOT_SIM_LATENCY_MS',
+  taskQueue: 'GOT_TASK_QUEUE',
+} as const satisfies Partial<Record<keyof CliConfig, string>>;
+
+export function configPath(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  const at = argv.findIndex((a) => a === '--config' || a.startsWith('--config='));
+  if (at >= 0) return argv[at]!.includes('=') ? argv[at]!.split('=')[1] : argv[at + 1];
+  if (env.GOT_CONFIG) return env.GOT_CONFIG;
+  return existsSync('got.config.json') ? 'got.config.json' : undefined;
+}
+
+export function loadCliConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliConfig {
+  const path = configPath(argv, env);
+  if (!path) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ValidationError('config file', [{ path, message: `cannot read it as JSON: ${(e as Error).message}` }]);
+  }
+  return parseOrThrow(CliConfig, raw, `config file ${path}`);
+}

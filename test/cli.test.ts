@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'got-cli-'));
+const file = (name: string, content: string | Buffer) => {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+};
+
+// Nothing may be contacted: a server or LLM call would fail with exit code 3, not 2.
+const OFFLINE = { TEMPORAL_ADDRESS: '127.0.0.1:1', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' };
+const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GOT_')));
+
+async function got(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...inherited, ...OFFLINE, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+const goo = (operations: unknown[]) => file(`goo-${Math.random()}.json`, JSON.stringify({ version: 1, operations }));
+const NDA = 'NON-DISCLOSURE AGREEMENT. The Recipient keeps the Confidential Information secret for two years.';
+
+describe('the got command refuses bad input before anything starts (exit code 2, naming the problem)', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['a GoO with a cycle', ['run', '--goo', goo([{ id: 'a', type: 'generate', prompt: 'sort', inputs: ['b'] }, { id: 'b', type: 'score', inputs: ['a'] }])], /cycle: (a -> b -> a|b -> a -> b)/],
+    ['an unknown operation', ['run', '--goo', goo([{ id: 'a', type: 'teleport', inputs: [] }])], /goo\.operations\[0\]\.type/],
+    ['an operation with missing inputs', ['run', '--goo', goo([{ id: 'g', type: 'generate', prompt: 'sort' }, { id: 'k', type: 'keepBestN', n: 1, higherIsBetter: false }])], /goo\.operations\[1\]\.inputs: a keepBestN operation needs at least one input/],
+    ['an input that does not exist', ['run', '--goo', goo([{ id: 'g', type: 'generate', prompt: 'sort', inputs: ['ghost'] }])], /unknown input operation "ghost"/],
+    ['absurd branching', ['run', '--goo', goo([{ id: 'g', type: 'generate', prompt: 'sort', k: 100000 }])], /goo\.operations\[0\]\.k: k = 100000 exceeds the configured bound/],
+    ['an unknown task', ['run', '--task', 'poetry'], /--task.*poetry.*Allowed choices/],
+    ['an unknown scheme', ['run', '--task', 'sorting', '--scheme', 'magic'], /--scheme: task "sorting" has no scheme "magic"/],
+    ['a malformed dataset row', ['run', '--dataset', file('bad.csv', 'ID,Unsorted,Sorted\n0,"[1, 2]","[1, 2]"\n1,"[3, x]","[3]"\n'), '--sample', '0'], /row 2 column Unsorted: expected a list of integers/],
+    ['an empty document', ['run', '--task', 'doc-merge', '--doc', file('a.txt', NDA), '--doc', file('empty.txt', '   \n')], /problem\.documents\[1\]: the document is empty/],
+    ['a binary document', ['run', '--task', 'doc-merge', '--doc', file('a2.txt', NDA), '--doc', file('bin.pdf', Buffer.from([0x25, 0x50, 0x44, 0x46, 0, 1, 2, 3, 0]))], /problem\.documents\[1\]: .*binary/],
+    ['a document over the size limit', ['run', '--task', 'doc-merge', '--doc', file('a3.txt', NDA), '--doc', file('big.txt', 'x'.repeat(100_001))], /problem\.documents\[1\]: the document has 100001 characters/],
+    ['a budget that is not positive', ['run', '--budget-usd', '-1'], /budget\.maxCostUsd: a cost budget must be a positive number/],
+    ['a sample that is not a seed', ['run', '--sample', 'abc'], /--sample: .*whole number/],
+    ['an unreadable problem file', ['run', '--problem', join(dir, 'missing.json')], /--problem: cannot read/],
+  ];
+
+  it.each(cases)('%s', async (_name, args, message) => {
+    const { code, stderr } = await got(args);
+    expect(stderr).toMatch(message);
+    expect(code).toBe(2);
+  });
+});
+
+describe('option precedence: flags > environment > config file > defaults', () => {
+  const config = file('got.config.json', JSON.stringify({ model: 'from-file', temperature: 0.3, latency: 5 }));
+  const modelOf = async (args: string[], env: Record<string, string> = {}) => {
+    const { code, stdout, stderr } = await got(['run', '--scheme', 'io', '--size', '32', '--dry-run', ...args], env);
+    expect(code, stderr).toBe(0);
+    return JSON.parse(stdout) as { llm: { model: string; temperature: number } };
+  };
+
+  it('takes the config file over the defaults', async () => {
+    const request = await modelOf(['--config', config]);
+    expect(request.llm).toMatchObject({ model: 'from-file', temperature: 0.3 });
+  });
+
+  it('takes the environment over the config file', async () => {
+    expect((await modelOf(['--config', config], { GOT_MODEL: 'from-env' })).llm.model).toBe('from-env');
+  });
+
+  it('takes a flag over both', async () => {
+    expect((await modelOf(['--config', config, '--model', 'from-flag'], { GOT_MODEL: 'from-env' })).llm.model).toBe('from-flag');
+  });
+
+  it('refuses a config file with an unknown key, naming it', async () => {
+    const { code, stderr } = await got(['run', '--dry-run', '--config', file('bad-config.json', JSON.stringify({ modle: 'x' }))]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/modle/);
+  });
+});
+
+describe('help', () => {
+  it.each(['run', 'demo', 'eval', 'inspect', 'setup', 'server', 'sim-llm'])('%s --help describes the command and exits 0', async (command) => {
+    const { code, stdout } = await got([command, '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Usage: got /);
+  });
+});
