@@ -5,7 +5,7 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Debian's chromium, headless, with the flags that keep it off the (closed) network. */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: run "bash scripts/ensure-chromium.sh" (npm test does) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: run "bash scripts/ensure-test-tools.sh" (npm test does) or set CHROMIUM_PATH`);
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

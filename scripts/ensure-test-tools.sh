@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Tools some tests drive, from Debian's packages (test tools' own downloads cannot work on machines
+# that reach only package registries): chromium for the browser tests, docker-compose to check the
+# compose file. Installs what is missing when it can (root with apt-get); otherwise says what to do
+# and lets the tests report it.
+set -euo pipefail
+browser="${CHROMIUM_PATH:-/usr/bin/chromium}"
+missing=()
+[ -x "$browser" ] || missing+=(chromium)
+docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || missing+=(docker-compose)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "Installing ${missing[*]} from Debian's packages for the tests (about a minute, once per machine)..." >&2
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  exit 0
+fi
+echo "Missing for some tests: ${missing[*]} (apt-get install ${missing[*]}; or set CHROMIUM_PATH); those tests will fail until then." >&2
