@@ -5,7 +5,8 @@ import { classifyLlmError } from '../src/llm/errors';
 import { costOf } from '../src/llm/cost';
 import type { LlmClient } from '../src/llm/client';
 import { checkRun } from '../src/run/check';
-import { getTask } from '../src/tasks/registry';
+import { taskIdOf, type TaskRef } from '../src/tasks/declarative/schema';
+import { resolveTask } from '../src/tasks/registry';
 import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
 import type { LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
 
@@ -27,7 +28,13 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
   async function complete(step: { samples: number; llm: LlmStep['llm']; seed: number }, messages: ChatMessage[]) {
     const ctx = Context.current();
     const started = Date.now();
-    const heartbeat = setInterval(() => ctx.heartbeat(), heartbeatIntervalMs);
+    // Beat well within the run's heartbeat timeout (it may be shorter than the default interval); the SDK throttles the rest.
+    const every = Math.min(heartbeatIntervalMs, Math.max(100, (ctx.info.heartbeatTimeoutMs ?? Infinity) / 3));
+    // Earlier attempts' faults travel in the heartbeat details, which Temporal hands to the next attempt.
+    const earlier = faultsBefore(ctx.info.heartbeatDetails, ctx.info.attempt);
+    const details: AttemptDetails = { attempt: ctx.info.attempt, faults: earlier };
+    ctx.heartbeat(details);
+    const heartbeat = setInterval(() => ctx.heartbeat(details), every);
     try {
       const completion = await llm.complete({
         model: step.llm.model,
@@ -47,10 +54,14 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
         startedAt: started,
         finishedAt: Date.now(),
         attempt: ctx.info.attempt,
+        ...(earlier.length ? { faults: earlier } : {}),
       };
     } catch (error) {
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('LLM call cancelled');
-      throw toFailure(error, llm.endpoint.baseURL);
+      const failure = toFailure(error, llm.endpoint.baseURL, llm.endpoint.apiKey);
+      // The last details before failing reach the next attempt (the SDK sends them with the failure).
+      ctx.heartbeat({ attempt: ctx.info.attempt, faults: [...earlier, `attempt ${ctx.info.attempt}: ${clip(failure.message)}`], failed: true } satisfies AttemptDetails);
+      throw failure;
     } finally {
       clearInterval(heartbeat);
     }
@@ -69,7 +80,7 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
     },
 
     async callLlm(step: LlmStep): Promise<LlmStepResult> {
-      const task = getTask(step.task);
+      const task = taskOf(step.task);
       const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem: step.problem };
       const { completion, ...meta } = await complete(step, buildPrompt(task, request));
       return {
@@ -79,8 +90,8 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
     },
 
     async scoreWithLlm(step: ScoreStep): Promise<ScoreStepResult> {
-      const scorer = getTask(step.task).llmScorers?.[step.scorer];
-      if (!scorer) throw ApplicationFailure.nonRetryable(`task "${step.task}" has no LLM scorer "${step.scorer}"`, 'ValidationError');
+      const scorer = taskOf(step.task).llmScorers?.[step.scorer];
+      if (!scorer) throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, 'ValidationError');
       const { completion, ...meta } = await complete(step, scorer.buildPrompt(step.state, step.problem));
       const ratings = completion.texts.map((text) => {
         try {
@@ -94,23 +105,32 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
     },
 
     async scoreThoughts({ task, problem, states }: LocalStep): Promise<LocalResult<number>> {
-      const t = getTask(task);
+      const t = taskOf(task);
       return { values: states.map((s) => t.score!(s, problem)), at: Date.now() };
     },
 
     async validateThoughts({ task, problem, states }: LocalStep): Promise<LocalResult<boolean>> {
-      const t = getTask(task);
+      const t = taskOf(task);
       return { values: states.map((s) => t.validate!(s, problem)), at: Date.now() };
     },
 
     async checkGroundTruth({ task, problem, states }: LocalStep): Promise<LocalResult<boolean>> {
-      const t = getTask(task);
+      const t = taskOf(task);
       return { values: states.map((s) => t.groundTruth!(s, problem)), at: Date.now() };
     },
   };
 }
 
 export type GotActivities = ReturnType<typeof createActivities>;
+
+/** The step's task, built-in or declared; a task that cannot be resolved will not resolve on a retry either. */
+function taskOf(ref: TaskRef): AnyTask {
+  try {
+    return resolveTask(ref);
+  } catch (e) {
+    throw ApplicationFailure.nonRetryable(e instanceof Error ? e.message : String(e), 'ValidationError');
+  }
+}
 
 /** A prompt that cannot be built will not build on a retry either: fail the step at once, naming why. */
 function buildPrompt(task: AnyTask, request: PromptRequest): ChatMessage[] {
@@ -127,7 +147,8 @@ function parseAnswer(task: AnyTask, request: PromptRequest, text: string, finish
   if (text.trim() === '') return invalidAnswer(task, request, text, 'the model returned an empty answer');
   try {
     const parsed = task.parseResponse(request, text);
-    if (finishReason === 'length') return parsed.map((p) => (p.valid ? p : { ...p, error: `${p.error ?? 'invalid'} (answer truncated at max tokens)` }));
+    // A cut-off answer may still parse (a sub-list, half a document): it is not the model's answer, so it is invalid.
+    if (finishReason === 'length') return parsed.map((p) => ({ ...p, valid: false, error: p.valid ? 'answer truncated at max tokens' : `${p.error ?? 'invalid'} (answer truncated at max tokens)` }));
     return parsed;
   } catch (e) {
     return invalidAnswer(task, request, text, `could not parse the answer: ${e instanceof Error ? e.message : String(e)}`);
@@ -145,8 +166,32 @@ function invalidAnswer(task: AnyTask, request: PromptRequest, text: string, erro
   return states.map((p) => ({ state: { ...p.state, answer: text.slice(0, 2000) }, valid: false, error }));
 }
 
-function toFailure(error: unknown, baseURL: string): ApplicationFailure {
-  const fault = classifyLlmError(error, baseURL);
+/** What an LLM call's heartbeats carry: the faults of the attempts so far. */
+interface AttemptDetails {
+  attempt: number;
+  faults: string[];
+  /** Set by an attempt that failed with a fault; an attempt that left no such mark ended without answering. */
+  failed?: true;
+}
+
+/**
+ * The faults of the attempts before `attempt`, from the last heartbeat details Temporal kept: an
+ * attempt that reported no fault timed out (or its worker was lost) before it could.
+ */
+function faultsBefore(details: unknown, attempt: number): string[] {
+  const d = (details ?? {}) as Partial<AttemptDetails>;
+  const faults = Array.isArray(d.faults) ? d.faults.filter((f): f is string => typeof f === 'string') : [];
+  const reported = typeof d.attempt === 'number' ? d.attempt : 0;
+  for (let a = d.failed ? reported + 1 : Math.max(reported, 1); a < attempt; a++) faults.push(`attempt ${a}: no answer before the call timed out (or its worker was lost)`);
+  return faults;
+}
+
+const clip = (text: string) => (text.length > 300 ? `${text.slice(0, 299)}…` : text);
+
+function toFailure(error: unknown, baseURL: string, apiKey: string): ApplicationFailure {
+  const classified = classifyLlmError(error, baseURL);
+  // Some endpoints echo the key they rejected; the message goes into history and logs, the key must not.
+  const fault = { ...classified, message: redact(classified.message, apiKey) };
   if (!fault.retryable) return ApplicationFailure.create({ message: fault.message, type: 'LlmRequestRejected', nonRetryable: true });
   return ApplicationFailure.create({
     message: fault.message,
@@ -155,4 +200,8 @@ function toFailure(error: unknown, baseURL: string): ApplicationFailure {
     // Honour the provider's Retry-After instead of the fixed backoff.
     ...(fault.retryAfterMs !== undefined ? { nextRetryDelay: fault.retryAfterMs } : {}),
   });
+}
+
+function redact(message: string, secret: string): string {
+  return secret.length >= 8 ? message.split(secret).join('[redacted]') : message;
 }

@@ -1,10 +1,12 @@
 import type { ThoughtState, Usage } from '../src/grs/types';
 import type { LlmSettings } from '../src/run/request';
+import type { TaskRef } from '../src/tasks/declarative/schema';
 import type { ParsedThought } from '../src/tasks/task';
 
 /** One LLM step of an operation: a prompt built from input thoughts, sampled `samples` times. */
 export interface LlmStep {
-  task: string;
+  /** A built-in task's id or a task declaration (small; it travels with every step). */
+  task: TaskRef;
   purpose: 'generate' | 'aggregate' | 'improve';
   prompt: string;
   params: Record<string, unknown>;
@@ -27,17 +29,19 @@ export interface LlmStepResult {
   finishedAt: number;
   /** The activity attempt that produced this result (1 unless faults were retried). */
   attempt: number;
+  /** Why each earlier attempt failed, oldest first; absent when the first attempt succeeded. */
+  faults?: string[];
 }
 
 export interface LocalStep {
-  task: string;
+  task: TaskRef;
   problem: unknown;
   states: ThoughtState[];
 }
 
 /** One LLM judgement of one thought, sampled `samples` times. */
 export interface ScoreStep {
-  task: string;
+  task: TaskRef;
   scorer: string;
   problem: unknown;
   state: ThoughtState;
@@ -57,6 +61,7 @@ export interface ScoreStepResult {
   startedAt: number;
   finishedAt: number;
   attempt: number;
+  faults?: string[];
 }
 
 /** A local step's per-thought answers and when it finished (worker clock, recorded in history). */

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { LlmClient, type LlmEndpoint } from '../src/llm/client';
@@ -13,6 +14,8 @@ export interface GotWorkerOptions {
   maxConcurrentActivities?: number;
   /** A pre-built bundle saves the few seconds of bundling when many workers start (tests, benchmarks). */
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Must match the clients' (e.g. `dataConverterFromEnv()` for encrypted payloads); default: plain payloads. */
+  dataConverter?: DataConverter;
 }
 
 /** Bundles the Controller workflow once, for reuse by several workers. */
@@ -28,9 +31,14 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities({ llm: new LlmClient(o.llm) }),
+    ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),
     maxConcurrentActivityTaskExecutions: o.maxConcurrentActivities ?? 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 50,
+    // Heartbeats reach the server at least every 2 s, so a cancelled run stops its LLM calls within seconds.
+    maxHeartbeatThrottleInterval: '2s',
+    // A run whose worker died moves to another worker after 5 s instead of Temporal's default 10 s.
+    stickyQueueScheduleToStartTimeout: '5s',
     // The Controller reports GRS facts only while replaying, for `inspect`; an ordinary worker ignores them.
     sinks: { grsReplay: { fact: { fn: () => undefined, callDuringReplay: false } } },
   });

@@ -1,5 +1,6 @@
 import { NativeConnection } from '@temporalio/worker';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../src/devserver/dev-server';
+import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { workerConfigFromEnv } from './config';
 import { createGotWorker } from './create';
 
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
       taskQueue: config.GOT_TASK_QUEUE,
       llm: { baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'unset', supportsN: config.GOT_LLM_SUPPORTS_N === 'true' },
       maxConcurrentActivities: config.GOT_MAX_CONCURRENT_ACTIVITIES,
+      // Payloads are encrypted when GOT_CODEC_KEYS is set (docker-compose sets it).
+      dataConverter: dataConverterFromEnv(),
     });
     console.log(`worker polling task queue "${config.GOT_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}, LLM at ${config.OPENAI_BASE_URL}`);
     await worker.run();

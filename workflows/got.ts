@@ -152,6 +152,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       startedAt: result.startedAt,
       finishedAt: result.finishedAt,
       attempt: result.attempt,
+      ...(result.faults?.length ? { faults: result.faults } : {}),
     });
     clock.saw(result.finishedAt);
     const created: NewThought[] = result.answers.flat().map((a) => ({ ...a, parents, callId: call.id }));
@@ -185,6 +186,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       startedAt: result.startedAt,
       finishedAt: result.finishedAt,
       attempt: result.attempt,
+      ...(result.faults?.length ? { faults: result.faults } : {}),
     });
     clock.saw(result.finishedAt);
     grs.setScore(thought.id, result.score);

@@ -2,6 +2,7 @@ import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow'
 import type { GrsRecorder } from '../src/grs/recorder';
 import type { RunRequest } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES, type RunStatus } from '../src/run/search-attributes';
+import { taskIdOf } from '../src/tasks/declarative/schema';
 
 /**
  * What the Web UI shows of a run besides its history: typed search attributes to filter runs by,
@@ -11,7 +12,7 @@ import { GOT_SEARCH_ATTRIBUTES, type RunStatus } from '../src/run/search-attribu
 export function markStarted(request: RunRequest): void {
   const { task, scheme, status } = GOT_SEARCH_ATTRIBUTES;
   upsertSearchAttributes([
-    { key: task, value: request.task },
+    { key: task, value: taskIdOf(request.task) },
     ...(request.labels.scheme !== undefined ? [{ key: scheme, value: String(request.labels.scheme) }] : []),
     { key: status, value: 'running' satisfies RunStatus },
   ]);

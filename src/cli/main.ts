@@ -5,6 +5,8 @@ import { ensureTemporalCli } from '../devserver/temporal-cli';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_TASK_QUEUE } from '../run/request';
 import { startSimulatedLlm } from '../simllm/server';
+import { codecServerOptionsFromEnv, startCodecServer } from '../codec/server';
+import { generateCodecKey } from '../codec/keys';
 import { TASKS } from '../tasks/registry';
 import { runEvaluation, type EvalOptions } from '../eval/run-eval';
 import { INSPECT_FORMATS, inspectCommand, type InspectOptions } from './commands/inspect';
@@ -164,13 +166,32 @@ server
 program
   .command('sim-llm')
   .description('serve the simulated OpenAI-compatible LLM in the foreground (for workers started with npm run worker)')
-  .option('--port <n>', 'port on 127.0.0.1', int('--port'), 8000)
+  .option('--host <ip>', 'interface to listen on', '127.0.0.1')
+  .option('--port <n>', 'port', int('--port'), 8000)
   .option('--latency <ms>', 'latency per request', int('--latency'), 0)
-  .action(async (o: { port: number; latency: number }) => {
-    const sim = await startSimulatedLlm({ port: o.port, latencyMs: o.latency });
+  .action(async (o: { host: string; port: number; latency: number }) => {
+    const sim = await startSimulatedLlm({ host: o.host, port: o.port, latencyMs: o.latency });
     log(`Simulated LLM at ${sim.baseURL} (use OPENAI_BASE_URL=${sim.baseURL}); Ctrl-C stops it.`);
     await new Promise<void>((resolve) => process.once('SIGINT', () => void sim.close().then(resolve)));
   });
+
+program
+  .command('codec-server')
+  .description('serve the payload codec (encode/decode with GOT_CODEC_KEYS) for the Web UI and `temporal --codec-endpoint`')
+  .option('--host <ip>', 'interface to listen on', '127.0.0.1')
+  .option('--port <n>', 'port', int('--port'), 8888)
+  .option('--cors-origin <origin>', 'a Web UI origin allowed to call it (env GOT_CODEC_CORS_ORIGINS, comma-separated)')
+  .action(async (o: { host: string; port: number; corsOrigin?: string }) => {
+    const server = await startCodecServer({ ...codecServerOptionsFromEnv(), host: o.host, port: o.port, ...(o.corsOrigin ? { corsOrigins: [o.corsOrigin] } : {}), log });
+    log(`Codec server at ${server.url}; Ctrl-C stops it.`);
+    await new Promise<void>((resolve) => process.once('SIGINT', () => void server.close().then(resolve)));
+  });
+
+program
+  .command('codec-key')
+  .description('print a new encryption key entry for GOT_CODEC_KEYS (put it first to rotate; keep the old ones after it)')
+  .argument('<id>', 'key id, e.g. k2')
+  .action((id: string) => console.log(generateCodecKey(id)));
 
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof CommanderError) {

@@ -2,6 +2,7 @@ import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } fr
 import { checkRun } from '../run/check';
 import { DEFAULT_TASK_QUEUE, WORKFLOW_TYPE, type Progress, type RunRequestInput, type RunResult } from '../run/request';
 import type { Grs } from '../grs/types';
+import { taskIdOf } from '../tasks/declarative/schema';
 
 export interface StartOptions {
   taskQueue?: string;
@@ -12,7 +13,7 @@ export interface StartOptions {
 /** A readable, unique workflow id: what you see first in the Web UI's run list. */
 export function workflowIdFor(request: RunRequestInput, now = new Date()): string {
   const { scheme, size, sample } = request.labels ?? {};
-  const parts = ['got', request.task, scheme, size, sample === undefined ? undefined : `s${sample}`];
+  const parts = ['got', taskIdOf(request.task), scheme, size, sample === undefined ? undefined : `s${sample}`];
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.(\d{3})Z$/, '$1');
   return [...parts.filter((p) => p !== undefined), stamp].join('-');
 }

@@ -1,11 +1,19 @@
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { GrsRecorder, type GrsFact } from '../grs/recorder';
 import type { Grs } from '../grs/types';
 import { WORKFLOWS_PATH } from '../../worker/create';
+import { dataConverterFromEnv, whyUnreadable } from '../codec/data-converter';
 
 type History = temporal.api.history.v1.IHistory;
+
+export interface RebuildOptions {
+  workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Decodes the history's payloads (encrypted ones need the keys); default: `dataConverterFromEnv()`. */
+  dataConverter?: DataConverter;
+}
 
 /**
  * Rebuilds a run's GRS from its event history alone: the Controller is replayed over the history
@@ -13,12 +21,16 @@ type History = temporal.api.history.v1.IHistory;
  * into a fresh GRS. The replay is deterministic, so the result equals what the run itself
  * reported, and it works for finished, failed and still running runs alike.
  */
-export async function rebuildGrs(history: History, o: { workflowBundle?: WorkflowBundleWithSourceMap } = {}): Promise<Grs> {
+export async function rebuildGrs(history: History, o: RebuildOptions = {}): Promise<Grs> {
   const recorder = new GrsRecorder();
+  const dataConverter = o.dataConverter ?? dataConverterFromEnv();
+  const unreadable = whyUnreadable(history.events, dataConverter);
+  if (unreadable) throw new Error(unreadable);
   await Worker.runReplayHistory(
     {
       ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
       replayName: 'got-inspect',
+      ...(dataConverter ? { dataConverter } : {}),
       sinks: { grsReplay: { fact: { fn: (_info: unknown, fact: GrsFact) => recorder.apply(fact), callDuringReplay: true } } },
     },
     history,
@@ -26,8 +38,9 @@ export async function rebuildGrs(history: History, o: { workflowBundle?: Workflo
   return recorder.snapshot();
 }
 
-/** Fetches a run's history from the server and rebuilds its GRS. */
-export async function inspectRun(client: Client, workflowId: string, runId?: string, o: { workflowBundle?: WorkflowBundleWithSourceMap } = {}): Promise<{ grs: Grs; history: History }> {
+/** Fetches a run's history from the server and rebuilds its GRS, decoding payloads as the client does unless told otherwise. */
+export async function inspectRun(client: Client, workflowId: string, runId?: string, o: RebuildOptions = {}): Promise<{ grs: Grs; history: History }> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  return { grs: await rebuildGrs(history, o), history };
+  const clientCodecs = client.options.dataConverter.payloadCodecs?.length ? { dataConverter: client.options.dataConverter } : {};
+  return { grs: await rebuildGrs(history, { ...clientCodecs, ...o }), history };
 }

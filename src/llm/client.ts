@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { Usage } from '../grs/types';
 import type { ChatMessage } from '../tasks/task';
+import { LlmResponseError } from './errors';
 
 export interface LlmEndpoint {
   baseURL: string;
@@ -57,12 +58,19 @@ export class LlmClient {
         },
         { signal: req.signal },
       );
+      // A proxy's error page or a cut-off body can arrive as a 200: it is a fault to retry, not an answer.
+      if (!isChatCompletion(response)) throw new LlmResponseError(`expected a chat completion, got ${describe(response)}`);
       out.requests += 1;
       out.model = response.model || req.model;
       out.usage.promptTokens += response.usage?.prompt_tokens ?? 0;
       out.usage.completionTokens += response.usage?.completion_tokens ?? 0;
-      const choices = [...response.choices].sort((a, b) => a.index - b.index).slice(0, missing);
-      if (choices.length === 0) throw new Error(`${this.endpoint.baseURL} returned no choices`);
+      // Some compatible servers leave out `index`; their order is then the list's.
+      const choices = response.choices
+        .map((choice, position) => ({ choice, at: typeof choice.index === 'number' ? choice.index : position }))
+        .sort((a, b) => a.at - b.at)
+        .map((c) => c.choice)
+        .slice(0, missing);
+      if (choices.length === 0) throw new LlmResponseError('the completion has no choices');
       for (const choice of choices) {
         out.texts.push(choice.message?.content ?? '');
         out.finishReasons.push(choice.finish_reason ?? 'unknown');
@@ -70,4 +78,18 @@ export class LlmClient {
     }
     return out;
   }
+}
+
+/** The shape `complete` relies on; openai hands back whatever the body was (a string for a non-JSON content type). */
+function isChatCompletion(value: unknown): value is OpenAI.ChatCompletion {
+  if (!value || typeof value !== 'object') return false;
+  const choices = (value as { choices?: unknown }).choices;
+  return Array.isArray(choices) && choices.every((c: unknown) => !!c && typeof c === 'object');
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return `text: ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}`;
+  if (value === null || value === undefined) return 'an empty body';
+  const text = JSON.stringify(value) ?? String(value);
+  return `${Array.isArray(value) ? 'an array' : typeof value}: ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`;
 }

@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import { validateGoO, ValidationError, zodIssues, formatPath, type AnalyzedGoO, type Issue } from '../goo/validate';
-import { getTask, UnknownTaskError } from '../tasks/registry';
+import { TaskDeclaration } from '../tasks/declarative/schema';
+import { resolveTask, TASKS, UnknownTaskError } from '../tasks/registry';
 import type { AnyTask } from '../tasks/task';
 import { RunRequest, type RunRequestInput } from './request';
 
@@ -17,15 +19,16 @@ export interface CheckedRun {
  */
 export function checkRun(input: RunRequestInput | unknown): CheckedRun {
   const parsed = RunRequest.safeParse(input);
-  if (!parsed.success) throw new ValidationError('run request', zodIssues(parsed.error));
+  if (!parsed.success) throw new ValidationError('run request', requestIssues(parsed.error, input));
   const request = parsed.data;
   const analyzed = validateGoO(request.goo);
 
   let task: AnyTask;
   try {
-    task = getTask(request.task);
+    task = resolveTask(request.task);
   } catch (e) {
     if (e instanceof UnknownTaskError) throw new ValidationError('run request', [{ path: 'task', message: e.message }]);
+    if (e instanceof ValidationError) throw new ValidationError('run request', e.issues);
     throw e;
   }
 
@@ -34,12 +37,29 @@ export function checkRun(input: RunRequestInput | unknown): CheckedRun {
   if (!problem.success) issues.push(...zodIssues(problem.error, 'problem'));
   request.goo.operations.forEach((op, i) => {
     issues.push(...taskSupports(task, op, i));
-    if (problem.success && 'prompt' in op && op.params && task.checkParams) {
-      for (const message of task.checkParams(op.prompt, op.params, problem.data)) issues.push({ path: formatPath(['goo', 'operations', i, 'params']), message });
+    if (problem.success && 'prompt' in op && task.checkParams) {
+      for (const message of task.checkParams(op.prompt, op.params ?? {}, problem.data)) issues.push({ path: formatPath(['goo', 'operations', i, 'params']), message });
     }
   });
   if (issues.length) throw new ValidationError('run request', issues);
   return { request, analyzed, task, problem: problem.data };
+}
+
+/**
+ * The request's issues by field. A `task` that is neither a task id nor a valid declaration fails
+ * as a whole in the union; a declaration's own issues are reported instead, as `task.<field>`.
+ */
+function requestIssues(error: z.ZodError, input: unknown): Issue[] {
+  return error.issues.flatMap((issue): Issue[] => {
+    if (issue.code !== 'invalid_union' || issue.path.length !== 1 || issue.path[0] !== 'task') return [{ path: formatPath(issue.path), message: issue.message }];
+    const task = (input as { task?: unknown } | null)?.task;
+    if (task !== null && typeof task === 'object' && !Array.isArray(task)) {
+      const declared = TaskDeclaration.safeParse(task);
+      if (!declared.success) return zodIssues(declared.error, 'task');
+    }
+    const known = Object.keys(TASKS).join(', ');
+    return [{ path: 'task', message: task === undefined ? `missing: expected a built-in task id (${known}) or a task declaration` : `expected a built-in task id (${known}) or a task declaration (an object)` }];
+  });
 }
 
 function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number], i: number): Issue[] {

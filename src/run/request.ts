@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GoO } from '../goo/schema';
+import { TaskRefSchema } from '../tasks/declarative/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
 
 /**
@@ -40,7 +41,8 @@ export const Budget = z
   .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, 'a budget needs maxCostUsd or maxTokens');
 
 export const RunRequest = z.strictObject({
-  task: z.string().min(1),
+  /** A built-in task's id, or a task declared as data (see src/tasks/declarative). */
+  task: TaskRefSchema,
   /** The task's problem (e.g. `{ list: [...] }` for sorting); validated by the task before any LLM call. */
   problem: z.json(),
   goo: GoO,

@@ -6,18 +6,28 @@
  *
  * Answers are deterministic: choice i of a request is drawn from a stream seeded by the server
  * seed, the request's seed, the prompt and i, so a replayed request gets the same answers.
+ *
+ * Faults (`./faults`), scripted per request or drawn at seeded random rates, imitate what real
+ * endpoints do wrong: error statuses with Retry-After, resets, answers slower than any timeout,
+ * garbage bodies, and empty, truncated, unparseable or refused answers. A retried request gets the
+ * answers it would have got without the fault, so a run with faults ends as a run without them.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decode, encode } from 'gpt-tokenizer';
 import { hashSeed, seededRandom } from '../util/random';
+import { applyAnswerFault, DEFAULT_GARBAGE, DEFAULT_SLOW_MS, errorBody, faultLabel, FaultPlan, isAnswerFault, isStatusFault, type AnswerFault, type SimChoice, type SimFault, type SimFaultRateOptions, type SimFaultRates } from './faults';
 import { recognise } from './responders';
+
+export type { AnswerFault, HttpFault, SimFault, SimFaultRateOptions, SimFaultRates } from './faults';
 
 export const SIM_MODEL = 'sim-got-1';
 
 export interface SimLlmOptions {
   /** 0 (default) picks a free port. */
   port?: number;
+  /** Interface to listen on; 127.0.0.1 unless serving other machines (e.g. in docker-compose: 0.0.0.0). */
+  host?: string;
   /** Fixed delay before each answer. */
   latencyMs?: number;
   /** Extra uniform delay in [0, jitter), seeded. */
@@ -25,13 +35,20 @@ export interface SimLlmOptions {
   /** Extra delay per completion token, summed over the choices. */
   perTokenLatencyMs?: number;
   seed?: number;
+  /** Random faults from the start (see `setFaultRates`). */
+  faults?: { rates: SimFaultRates; seed?: number } & SimFaultRateOptions;
 }
 
 export interface SimLlmStats {
-  /** Chat completion requests received, including rejected ones. */
+  /** Chat completion requests received, including rejected and faulted ones. */
   requests: number;
-  /** Choices answered. */
+  /**
+   * Choices answered (and paid for). A request failed by an HTTP-level fault (status, reset, a slow
+   * answer the client gave up on, garbage) answers none; an answer-level fault still answers its choices.
+   */
   completions: number;
+  /** Faults injected, by status code ("429") or kind ("reset", "slow", "empty"...). */
+  faults: Record<string, number>;
   /** Answered requests per prompt kind, e.g. `sorting.sort`. */
   byKind: Record<string, number>;
   /** Chat completion requests being served right now, and the most at once. */
@@ -39,12 +56,20 @@ export interface SimLlmStats {
   maxInFlight: number;
 }
 
-/** A scripted failure for the next request: an HTTP error, as providers answer them. */
-export interface SimFault {
-  status: number;
-  message?: string;
-  /** Sent as the Retry-After header (seconds). */
-  retryAfterSeconds?: number;
+/** One chat completion request as the server saw it, in arrival order. */
+export interface SimRequestRecord {
+  /** Arrival time (ms since epoch). */
+  at: number;
+  /** The prompt kind, once recognised (e.g. `sorting.split`). */
+  kind?: string;
+  /** The request's seed, as sent by the client. */
+  seed?: number;
+  /** The injected fault's label, if any ("429", "reset", "truncated"...). */
+  fault?: string;
+  /** How it ended: answered, failed with an HTTP status, reset, or abandoned by the client. */
+  outcome?: 'answered' | 'status' | 'reset' | 'garbage' | 'abandoned';
+  /** When it ended (ms since epoch). */
+  endedAt?: number;
 }
 
 export interface SimulatedLlm {
@@ -54,8 +79,22 @@ export interface SimulatedLlm {
   stats(): SimLlmStats;
   resetStats(): void;
   setLatency(ms: number, jitterMs?: number): void;
-  /** Scripts the next chat completion requests, one entry each, in order: a fault, or 'pass' to answer normally. */
+  /**
+   * Scripts the next chat completion requests, one entry each, in order: a fault, or 'pass' to
+   * answer normally. Scripted faults come before random ones.
+   */
   injectFaults(faults: (SimFault | 'pass')[]): void;
+  /**
+   * Faults at random, per request, drawn from a stream of their own seeded by `seed` (answers stay
+   * those of a fault-free server); `undefined` turns them off.
+   */
+  setFaultRates(rates: SimFaultRates | undefined, seed?: number, options?: SimFaultRateOptions): void;
+  /** Drops scripted faults not yet used and the random rates. */
+  clearFaults(): void;
+  /** Scripted faults not yet used. */
+  pendingFaults(): number;
+  /** Every chat completion request since the last `resetStats`, in arrival order. */
+  requestLog(): SimRequestRecord[];
   close(): Promise<void>;
 }
 
@@ -74,6 +113,7 @@ class RequestError extends Error {
     message: string,
     readonly type = 'invalid_request_error',
     readonly headers: Record<string, string> = {},
+    readonly code: string | null = null,
   ) {
     super(message);
   }
@@ -113,12 +153,38 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Notes what a request asks (its prompt kind and seed) in the log, whatever happens to it next. */
+function noteRequest(record: SimRequestRecord, raw: string): void {
+  try {
+    const body = JSON.parse(raw) as Partial<ChatBody>;
+    if (typeof body.seed === 'number') record.seed = body.seed;
+    const prompt = textOf(body.messages?.filter((m) => m.role === 'user').at(-1)?.content);
+    const kind = recognise(prompt)?.kind;
+    if (kind) record.kind = kind;
+  } catch {
+    // Not JSON: parseBody answers it with a 400.
+  }
+}
+
 function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(value));
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less if the client hangs up; true when the client is still there. */
+function waitUnlessGone(res: ServerResponse, ms: number): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (stillThere: boolean) => {
+      clearTimeout(timer);
+      res.off('close', gone);
+      resolve(stillThere);
+    };
+    const gone = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    res.once('close', gone);
+  });
+}
 
 export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<SimulatedLlm> {
   const seed = opts.seed ?? 0;
@@ -128,35 +194,42 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
   const jitter = seededRandom(hashSeed(seed, 'latency'));
   // inFlight lives outside the resettable counters: a reset must not forget requests still running.
   let inFlight = 0;
-  const fresh = () => ({ requests: 0, completions: 0, byKind: {} as Record<string, number>, maxInFlight: inFlight });
+  const fresh = () => ({ requests: 0, completions: 0, faults: {} as Record<string, number>, byKind: {} as Record<string, number>, maxInFlight: inFlight });
   let stats = fresh();
-  const faults: (SimFault | 'pass')[] = [];
+  let log: SimRequestRecord[] = [];
+  const plan = new FaultPlan();
+  if (opts.faults) plan.setRates(opts.faults.rates, opts.faults.seed, opts.faults);
   const snapshot = (): SimLlmStats => ({ ...structuredClone(stats), inFlight });
+  const countFault = (f: SimFault) => {
+    const label = faultLabel(f);
+    stats.faults[label] = (stats.faults[label] ?? 0) + 1;
+  };
 
-  async function complete(req: IncomingMessage) {
-    const body = parseBody(await readBody(req));
+  /** The completion for a parsed request; undefined when the client hung up before it was ready (nothing is counted then). */
+  async function complete(body: ChatBody, res: ServerResponse, fault: AnswerFault | undefined) {
     const prompt = textOf(body.messages.filter((m) => m.role === 'user').at(-1)?.content);
     const recognised = recognise(prompt);
     if (!recognised) {
       throw new RequestError(400, 'The simulated LLM does not understand this prompt: it answers only the prompts of the tasks it simulates.');
     }
     const maxTokens = body.max_completion_tokens ?? body.max_tokens;
-    const choices = Array.from({ length: body.n ?? 1 }, (_, index) => {
+    const n = body.n ?? 1;
+    const faulted = fault ? (fault.choice ?? 0) % n : -1;
+    const choices = Array.from({ length: n }, (_, index) => {
       const tokens = encode(recognised.answer(seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index))));
       const truncated = maxTokens !== undefined && tokens.length > maxTokens;
       const kept = truncated ? tokens.slice(0, maxTokens) : tokens;
-      return {
-        choice: {
-          index,
-          message: { role: 'assistant', content: decode(kept), refusal: null },
-          logprobs: null,
-          finish_reason: truncated ? 'length' : 'stop',
-        },
-        tokens: kept.length,
+      const choice: SimChoice = {
+        index,
+        message: { role: 'assistant', content: decode(kept), refusal: null },
+        logprobs: null,
+        finish_reason: truncated ? 'length' : 'stop',
       };
+      return index === faulted ? applyAnswerFault(fault!, choice, kept, decode, encode) : { choice, tokens: kept.length };
     });
     const completionTokens = choices.reduce((sum, c) => sum + c.tokens, 0);
-    await sleep(latencyMs + jitter() * jitterMs + perTokenMs * completionTokens);
+    if (!(await waitUnlessGone(res, latencyMs + jitter() * jitterMs + perTokenMs * completionTokens))) return undefined;
+    if (fault) countFault(fault);
     stats.completions += choices.length;
     stats.byKind[recognised.kind] = (stats.byKind[recognised.kind] ?? 0) + 1;
     const usage = { prompt_tokens: promptTokens(body.messages), completion_tokens: completionTokens };
@@ -180,17 +253,52 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       throw new RequestError(404, `Unknown endpoint ${req.method} ${path}.`);
     }
     stats.requests++;
-    const fault = faults.shift();
-    if (fault && fault !== 'pass') {
-      await readBody(req);
-      throw new RequestError(fault.status, fault.message ?? `simulated fault ${fault.status}`, fault.status >= 500 ? 'server_error' : 'invalid_request_error', fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) });
-    }
+    const record: SimRequestRecord = { at: Date.now() };
+    log.push(record);
+    const fault = plan.next();
+    if (fault) record.fault = faultLabel(fault);
     inFlight++;
     stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
     try {
-      sendJson(res, 200, await complete(req));
+      const raw = await readBody(req);
+      noteRequest(record, raw);
+      // HTTP-level faults come before any answer: nothing is computed, nothing counts as answered.
+      if (fault && isStatusFault(fault)) {
+        countFault(fault);
+        record.outcome = 'status';
+        const { error } = errorBody(fault);
+        throw new RequestError(fault.status, error.message, error.type, fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) }, error.code);
+      }
+      if (fault?.kind === 'reset') {
+        countFault(fault);
+        record.outcome = 'reset';
+        res.socket?.destroy();
+        return;
+      }
+      if (fault?.kind === 'garbage') {
+        countFault(fault);
+        record.outcome = 'garbage';
+        res.writeHead(200, { 'content-type': fault.contentType ?? 'application/json' });
+        res.end(fault.body ?? DEFAULT_GARBAGE);
+        return;
+      }
+      const body = parseBody(raw);
+      if (fault?.kind === 'slow') {
+        countFault(fault);
+        if (!(await waitUnlessGone(res, fault.delayMs ?? DEFAULT_SLOW_MS))) {
+          record.outcome = 'abandoned';
+          return;
+        }
+      }
+      const completion = await complete(body, res, fault && isAnswerFault(fault) ? fault : undefined);
+      record.outcome = completion ? 'answered' : 'abandoned';
+      if (completion) sendJson(res, 200, completion);
+    } catch (e) {
+      if (e instanceof RequestError) record.outcome ??= 'status';
+      throw e;
     } finally {
       inFlight--;
+      record.endedAt = Date.now();
     }
   }
 
@@ -199,12 +307,13 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       const status = err instanceof RequestError ? err.status : 500;
       const type = err instanceof RequestError ? err.type : 'server_error';
       const headers = err instanceof RequestError ? err.headers : {};
-      if (!res.headersSent) sendJson(res, status, { error: { message: String((err as Error)?.message ?? err), type, code: null } }, headers);
+      const code = err instanceof RequestError ? err.code : null;
+      if (!res.headersSent && !res.destroyed) sendJson(res, status, { error: { message: String((err as Error)?.message ?? err), type, param: null, code } }, headers);
     });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
 
@@ -214,10 +323,13 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     stats: snapshot,
     resetStats: () => {
       stats = fresh();
+      log = [];
     },
-    injectFaults: (more) => {
-      faults.push(...more);
-    },
+    injectFaults: (more) => plan.script(more),
+    setFaultRates: (rates, faultSeed, options) => plan.setRates(rates, faultSeed, options),
+    clearFaults: () => plan.clear(),
+    pendingFaults: () => plan.pending,
+    requestLog: () => log.map((r) => ({ ...r })),
     setLatency: (ms, jitter = 0) => {
       latencyMs = ms;
       jitterMs = jitter;

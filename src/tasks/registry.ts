@@ -1,8 +1,11 @@
+import { ValidationError } from '../goo/validate';
 import type { AnyTask } from './task';
 import { docMergeTask } from './doc-merge';
 import { keywordCountingTask } from './keyword-counting';
 import { setIntersectionTask } from './set-intersection';
 import { sortingTask } from './sorting';
+import { compileDeclaration } from './declarative/compile';
+import type { TaskDeclarationInput } from './declarative/schema';
 
 /** Every task the worker knows, by id. Workflows name a task; only activities look it up. */
 export const TASKS: Readonly<Record<string, AnyTask>> = {
@@ -17,7 +20,30 @@ export class UnknownTaskError extends Error {
 }
 
 export function getTask(id: string): AnyTask {
-  const task = TASKS[id];
+  const task = Object.hasOwn(TASKS, id) ? TASKS[id] : undefined;
   if (!task) throw new UnknownTaskError(`unknown task "${id}"; known tasks: ${Object.keys(TASKS).join(', ')}`);
   return task;
+}
+
+/** Compiled declarations by their JSON: every activity of a run receives the same declaration again. */
+const compiled = new Map<string, AnyTask>();
+const MAX_COMPILED = 64;
+
+/**
+ * The task a run request names: a built-in task by id, or a task declared as data, compiled (and
+ * kept for the next step of the run). Throws UnknownTaskError for an unknown id and a
+ * ValidationError (paths `task.<field>`) for a declaration that does not hold.
+ */
+export function resolveTask(task: string | TaskDeclarationInput): AnyTask {
+  if (typeof task === 'string') return getTask(task);
+  const key = JSON.stringify(task);
+  const cached = compiled.get(key);
+  if (cached) return cached;
+  if (typeof task === 'object' && task !== null && typeof task.id === 'string' && Object.hasOwn(TASKS, task.id)) {
+    throw new ValidationError('task declaration', [{ path: 'task.id', message: `"${task.id}" is the id of a built-in task; give the declared task an id of its own` }]);
+  }
+  const result = compileDeclaration(task);
+  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, result);
+  return result;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { startSimulatedLlm, type SimLlmOptions, type SimulatedLlm } from '../../src/simllm/server';
@@ -14,18 +15,26 @@ export interface Harness {
 }
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-let runtimeInstalled = false;
 
 /**
  * A worker on its own task queue against the shared test server, with a simulated LLM: every test
  * file gets an isolated Controller on real Temporal. The workflow bundle is built once per file.
  */
-export async function startHarness(o: { llm?: SimLlmOptions; maxConcurrentActivities?: number } = {}): Promise<Harness> {
+export async function startHarness(
+  o: {
+    llm?: SimLlmOptions;
+    maxConcurrentActivities?: number;
+    /** Used by both the client and the worker (e.g. an encryption codec); default: plain payloads. */
+    dataConverter?: DataConverter;
+    /** The API key the worker sends to the LLM endpoint (default 'sim'). */
+    apiKey?: string;
+  } = {},
+): Promise<Harness> {
   const address = inject('temporalAddress');
-  if (!runtimeInstalled) {
+  // A test file may install its own Runtime (e.g. a logger that records lines) before the first harness.
+  if (!Runtime._instance) {
     // Tests fail runs on purpose; the worker's per-run INFO/WARN lines would drown the report.
     Runtime.install({ logger: new DefaultLogger('ERROR') });
-    runtimeInstalled = true;
   }
   bundle ??= bundleGotWorkflows();
   const llm = await startSimulatedLlm(o.llm);
@@ -35,13 +44,14 @@ export async function startHarness(o: { llm?: SimLlmOptions; maxConcurrentActivi
   const worker = await createGotWorker({
     connection: nativeConnection,
     taskQueue,
-    llm: { baseURL: llm.baseURL, apiKey: 'sim', supportsN: true },
+    llm: { baseURL: llm.baseURL, apiKey: o.apiKey ?? 'sim', supportsN: true },
     workflowBundle: await bundle,
     ...(o.maxConcurrentActivities ? { maxConcurrentActivities: o.maxConcurrentActivities } : {}),
+    ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),
   });
   const running = worker.run();
   return {
-    client: new Client({ connection }),
+    client: new Client({ connection, ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}) }),
     llm,
     taskQueue,
     worker,

@@ -6,6 +6,7 @@ import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
 import type { Grs } from '../../grs/types';
 import { inspectRun } from '../../inspect/rebuild';
+import { dataConverterFromEnv } from '../../codec/data-converter';
 import { getTask } from '../../tasks/registry';
 import { ensureLocalServer } from '../../devserver/dev-server';
 import { stateDir } from '../runtime';
@@ -57,7 +58,8 @@ export async function inspectCommand(workflowId: string, o: InspectOptions, log:
   if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await Connection.connect({ address });
   try {
-    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const dataConverter = dataConverterFromEnv();
+    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', ...(dataConverter ? { dataConverter } : {}) });
     const { grs } = await inspectRun(client, workflowId, o.runId);
     const text = renderGrs(grs, o.format, workflowId);
     if (o.out) {
