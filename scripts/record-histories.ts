@@ -10,7 +10,6 @@
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
@@ -30,26 +29,6 @@ const log = (line: string) => process.stderr.write(`[record-histories] ${line}\n
 
 type History = Parameters<typeof historyToJSON>[0];
 
-/**
- * `historyToJSON` of @temporalio/common, or the same conversion with @temporalio/proto's own
- * protobufjs when the SDK's fails: with protobufjs 7 hoisted to node_modules (for @grpc/proto-loader),
- * npm gives @temporalio/common and @temporalio/proto separate copies of protobufjs 8, and the
- * SDK's `toJson` refuses the other copy's Type ("type must be a Type").
- */
-function historyJson(history: History): string {
-  try {
-    return historyToJSON(history);
-  } catch (error) {
-    if (!(error instanceof TypeError && /must be a Type/.test(error.message))) throw error;
-    const req = createRequire(import.meta.url);
-    const protoRequire = createRequire(req.resolve('@temporalio/proto'));
-    const proto = protoRequire('@temporalio/proto') as typeof import('@temporalio/proto');
-    const { patchProtobufRoot } = protoRequire('@temporalio/proto/lib/patch-protobuf-root') as typeof import('@temporalio/proto/lib/patch-protobuf-root');
-    const { toJson } = protoRequire('protobufjs/ext/protojson') as { toJson(type: unknown, message: unknown): unknown };
-    const type = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
-    return JSON.stringify(toJson(type, proto.temporal.api.history.v1.History.fromObject(history)));
-  }
-}
 
 function request(task: string, scheme: string, size: number): RunRequestInput {
   const t = TASKS[task]!;
@@ -99,7 +78,7 @@ async function main() {
   async function save(name: string, handle: WorkflowHandle): Promise<void> {
     const history = await handle.fetchHistory();
     // Compact JSON (historyToJSON indents): the fixtures are committed.
-    const json = JSON.stringify(JSON.parse(historyJson(history)));
+    const json = JSON.stringify(JSON.parse(historyToJSON(history)));
     await writeFile(`${OUT_DIR}${name}.json`, json + '\n');
     written.push({ name, bytes: Buffer.byteLength(json) + 1, events: history.events?.length ?? 0 });
     log(`${name}: ${history.events?.length} events, ${(json.length / 1024).toFixed(1)} KiB`);

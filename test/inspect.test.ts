@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import { bestThought, volume } from '../src/grs/analysis';
 import { toDot, toJson, toMermaid } from '../src/grs/export';
@@ -51,6 +53,19 @@ describe('the GRS rebuilt from a run\'s event history', () => {
     expect(grs.thoughts.filter((t) => t.operationId === 'split')).toHaveLength(2);
     expect(grs.operations.find((o) => o.id === 'split')!.status).toBe('done');
     expect(grs.operations.some((o) => o.status === 'failed' && /API key rejected by http/.test(o.note ?? ''))).toBe(true);
+  });
+});
+
+describe('the inspect command', () => {
+  it('prints the GRS rebuilt from history in every format', async () => {
+    const handle = await startRun(h.client, request('sorting', 'got', 32), { taskQueue: h.taskQueue });
+    const result = await resultOf(handle);
+    const got = (format: string) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'inspect', handle.workflowId, '--format', format], { env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') } });
+    const [json, summary, dot] = await Promise.all([got('json'), got('summary'), got('dot')]);
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(toJson(result.grs, result.best!.id)));
+    expect(summary.stdout).toContain(`best thought ${result.best!.id}`);
+    expect(dot.stdout).toBe(toDot(result.grs, result.best!.id));
   });
 });
 

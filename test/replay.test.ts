@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
@@ -34,29 +33,9 @@ const EXPECTED = [
   'sorting-human-32',
 ];
 
-/**
- * `historyFromJSON` of @temporalio/common, or the same conversion with @temporalio/proto's own
- * protobufjs when the SDK's fails: with protobufjs 7 hoisted to node_modules (for @grpc/proto-loader),
- * npm gives @temporalio/common and @temporalio/proto separate copies of protobufjs 8 and the SDK's
- * `fromJson` refuses the other copy's Type ("type must be a Type").
- */
-function parseHistory(json: unknown): History {
-  try {
-    return historyFromJSON(json);
-  } catch (error) {
-    if (!(error instanceof TypeError && /must be a Type/.test(error.message))) throw error;
-    const protoRequire = createRequire(createRequire(import.meta.url).resolve('@temporalio/proto'));
-    const proto = protoRequire('@temporalio/proto') as typeof import('@temporalio/proto');
-    const { patchProtobufRoot } = protoRequire('@temporalio/proto/lib/patch-protobuf-root') as typeof import('@temporalio/proto/lib/patch-protobuf-root');
-    const { fromJson } = protoRequire('protobufjs/ext/protojson') as { fromJson(type: unknown, json: unknown, o: unknown): History };
-    const type = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
-    return fromJson(type, json, { ignoreUnknownFields: true });
-  }
-}
-
 const fixtures: { name: string; history: History }[] = readdirSync(FIXTURES)
   .filter((f) => f.endsWith('.json'))
-  .map((f) => ({ name: f.replace(/\.json$/, ''), history: parseHistory(JSON.parse(readFileSync(`${FIXTURES}${f}`, 'utf8'))) }))
+  .map((f) => ({ name: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(readFileSync(`${FIXTURES}${f}`, 'utf8'))) }))
   .sort((a, b) => (a.name < b.name ? -1 : 1));
 const fixture = (name: string) => fixtures.find((f) => f.name === name)!.history;
 

@@ -56,6 +56,7 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
   return addExecutionOptions(
     cmd
       .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default(config.task ?? 'sorting'))
+      .option('--task-file <file>', 'a task declared as data (JSON or YAML, see docs/tasks-as-data.md) instead of --task')
       .option('--scheme <scheme>', 'prompting scheme (e.g. io, cot, tot, tot2, got)', config.scheme ?? defaults.scheme)
       .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
       .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')

@@ -2,7 +2,9 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
+import { decodeFromPayloadsAtIndex, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { GrsRecorder, type GrsFact } from '../grs/recorder';
+import type { RunRequestInput } from '../run/request';
 import type { Grs } from '../grs/types';
 import { WORKFLOWS_PATH } from '../../worker/create';
 import { dataConverterFromEnv, whyUnreadable } from '../codec/data-converter';
@@ -43,4 +45,11 @@ export async function inspectRun(client: Client, workflowId: string, runId?: str
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
   const clientCodecs = client.options.dataConverter.payloadCodecs?.length ? { dataConverter: client.options.dataConverter } : {};
   return { grs: await rebuildGrs(history, { ...clientCodecs, ...o }), history };
+}
+
+/** The run request a history started with (its first event's input), decoded like any payload. */
+export async function runRequestOf(history: History, dataConverter?: DataConverter): Promise<RunRequestInput> {
+  const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+  if (!input?.length) throw new Error('the history does not start with a workflow execution carrying a run request');
+  return decodeFromPayloadsAtIndex<RunRequestInput>(loadDataConverter(dataConverter ?? dataConverterFromEnv()), 0, input);
 }

@@ -6,7 +6,7 @@ import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult, DEFAUL
  * queue, input and output, queries and update, as JSON Schema generated from the zod schemas the
  * code itself uses. `npm run schema` writes it to schema/; a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.0.0';
+export const CONTRACT_VERSION = '1.1.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>),

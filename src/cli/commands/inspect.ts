@@ -5,9 +5,10 @@ import { bestThought, operationTimings, thoughtsById, volume } from '../../grs/a
 import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
 import type { Grs } from '../../grs/types';
-import { inspectRun } from '../../inspect/rebuild';
+import { inspectRun, runRequestOf } from '../../inspect/rebuild';
 import { dataConverterFromEnv } from '../../codec/data-converter';
-import { getTask } from '../../tasks/registry';
+import { resolveTask } from '../../tasks/registry';
+import type { AnyTask } from '../../tasks/task';
 import { ensureLocalServer } from '../../devserver/dev-server';
 import { stateDir } from '../runtime';
 
@@ -20,9 +21,8 @@ export interface InspectOptions {
   out?: string;
 }
 
-/** Renders a rebuilt GRS in one of the export formats. */
-export function renderGrs(grs: Grs, format: InspectFormat, title: string): string {
-  const task = getTask(grs.task);
+/** Renders a rebuilt GRS in one of the export formats; `task` knows its answers and score direction. */
+export function renderGrs(grs: Grs, format: InspectFormat, title: string, task: AnyTask): string {
   const best = bestThought(grs, task.higherIsBetter);
   switch (format) {
     case 'json':
@@ -60,8 +60,10 @@ export async function inspectCommand(workflowId: string, o: InspectOptions, log:
   try {
     const dataConverter = dataConverterFromEnv();
     const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', ...(dataConverter ? { dataConverter } : {}) });
-    const { grs } = await inspectRun(client, workflowId, o.runId);
-    const text = renderGrs(grs, o.format, workflowId);
+    const { grs, history } = await inspectRun(client, workflowId, o.runId);
+    // The task as the run knew it: a built-in id, or a declaration carried by the request.
+    const task = resolveTask((await runRequestOf(history, dataConverter)).task);
+    const text = renderGrs(grs, o.format, workflowId, task);
     if (o.out) {
       writeFileSync(o.out, text);
       log(`Wrote the ${o.format} of ${workflowId} to ${o.out}`);

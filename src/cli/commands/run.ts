@@ -6,12 +6,15 @@ import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput } from '../../run/request';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
+import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { chooseProblem } from '../problem';
 import { formatReport, reportOf, type RunReport } from '../report';
 import { startRuntime } from '../runtime';
 
 export interface RunOptions {
   task: string;
+  /** A task declared as data (JSON or YAML): used instead of the built-in `task`. */
+  taskFile?: string;
   scheme: string;
   size?: number;
   sample: string;
@@ -39,9 +42,10 @@ export interface RunOptions {
 
 /** Builds the run request from CLI options; every mistake is reported before anything starts. */
 export function requestFromOptions(o: RunOptions): RunRequestInput {
+  const declaration = o.taskFile ? loadTaskDeclaration(o.taskFile) : undefined;
   let task;
   try {
-    task = getTask(o.task);
+    task = declaration ? resolveTask(declaration) : getTask(o.task);
   } catch (e) {
     if (e instanceof UnknownTaskError) throw new ValidationError('options', [{ path: '--task', message: e.message }]);
     throw e;
@@ -59,7 +63,8 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   });
   const budget = o.budgetUsd !== undefined || o.budgetTokens !== undefined ? { maxCostUsd: o.budgetUsd, maxTokens: o.budgetTokens } : undefined;
   return {
-    task: task.id,
+    // A declared task travels in the request itself: no worker has to be redeployed for it.
+    task: declaration ?? task.id,
     problem: problem as RunRequestInput['problem'],
     goo: o.goo ? (readJsonFile(o.goo, '--goo') as RunRequestInput['goo']) : scheme({ size, problem }),
     llm: {
