@@ -4,6 +4,7 @@ import { ValidationError } from '../src/goo/validate';
 import { classifyLlmError } from '../src/llm/errors';
 import { costOf } from '../src/llm/cost';
 import type { LlmClient } from '../src/llm/client';
+import { cacheKey, type ResponseCache } from '../src/llm/cache';
 import { checkRun } from '../src/run/check';
 import { taskIdOf, type TaskRef } from '../src/tasks/declarative/schema';
 import { resolveTask } from '../src/tasks/registry';
@@ -14,6 +15,8 @@ export type { LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreSt
 
 export interface ActivityDeps {
   llm: LlmClient;
+  /** Where runs that ask for it (`llm.cache`) find and keep responses. */
+  cache?: ResponseCache;
   /** How often a running LLM call reports liveness, so a dead worker is noticed quickly. */
   heartbeatIntervalMs?: number;
 }
@@ -23,7 +26,7 @@ export interface ActivityDeps {
  * task-agnostic interpreter of the GoO. Built as closures over their dependencies (the LLM client),
  * which the worker wires once.
  */
-export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityDeps) {
+export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: ActivityDeps) {
   /** Calls the model with heartbeats and cancellation, turning faults into classified Temporal failures. */
   async function complete(step: { samples: number; llm: LlmStep['llm']; seed: number }, messages: ChatMessage[]) {
     const ctx = Context.current();
@@ -35,16 +38,23 @@ export function createActivities({ llm, heartbeatIntervalMs = 5_000 }: ActivityD
     const details: AttemptDetails = { attempt: ctx.info.attempt, faults: earlier };
     ctx.heartbeat(details);
     const heartbeat = setInterval(() => ctx.heartbeat(details), every);
+    const request = {
+      model: step.llm.model,
+      messages,
+      samples: step.samples,
+      temperature: step.llm.temperature,
+      ...(step.llm.maxTokens ? { maxTokens: step.llm.maxTokens } : {}),
+      seed: step.seed,
+    };
+    const key = step.llm.cache && cache ? cacheKey({ baseURL: llm.endpoint.baseURL, ...request }) : undefined;
     try {
-      const completion = await llm.complete({
-        model: step.llm.model,
-        messages,
-        samples: step.samples,
-        temperature: step.llm.temperature,
-        maxTokens: step.llm.maxTokens,
-        seed: step.seed,
-        signal: ctx.cancellationSignal,
-      });
+      const hit = key ? await cache!.get(key) : undefined;
+      if (hit) {
+        const free = { promptTokens: 0, completionTokens: 0 };
+        return { completion: { ...hit, usage: free }, usage: free, costUsd: 0, model: hit.model, latencyMs: Date.now() - started, startedAt: started, finishedAt: Date.now(), attempt: ctx.info.attempt, cached: true };
+      }
+      const completion = await llm.complete({ ...request, signal: ctx.cancellationSignal });
+      if (key) await cache!.put(key, completion);
       return {
         completion,
         usage: completion.usage,

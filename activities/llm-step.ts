@@ -27,6 +27,8 @@ export interface LlmStepResult {
   /** Worker clock (ms since epoch) around the successful call: recorded in history, so replay-stable. */
   startedAt: number;
   finishedAt: number;
+  /** Served from the response cache (usage and cost 0). */
+  cached?: boolean;
   /** The activity attempt that produced this result (1 unless faults were retried). */
   attempt: number;
   /** Why each earlier attempt failed, oldest first; absent when the first attempt succeeded. */
@@ -60,6 +62,7 @@ export interface ScoreStepResult {
   latencyMs: number;
   startedAt: number;
   finishedAt: number;
+  cached?: boolean;
   attempt: number;
   faults?: string[];
 }

@@ -16,6 +16,12 @@ export const WorkerConfig = z.object({
   OPENAI_API_KEY: z.string().optional(),
   /** Set to "false" for endpoints that ignore `n` (k samples then cost k requests). */
   GOT_LLM_SUPPORTS_N: z.enum(['true', 'false']).default('true'),
+  /** A provider's quota for this worker: requests and tokens per minute (unset: no limit). */
+  GOT_LLM_RPM: z.coerce.number().positive().optional(),
+  GOT_LLM_TPM: z.coerce.number().positive().optional(),
+  /** The same request quota shared by all workers of the task queue, enforced by the server (activities per second). */
+  GOT_TASK_QUEUE_RPS: z.coerce.number().positive().optional(),
+  GOT_CACHE_DIR: z.string().optional(),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 

@@ -1,8 +1,15 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { LlmClient, type LlmEndpoint } from '../src/llm/client';
+import { FileResponseCache } from '../src/llm/cache';
+import type { RateLimits } from '../src/llm/rate-limit';
+
+/** Shared by every worker of this user on the machine (and by workers sharing the folder elsewhere). */
+export const defaultCacheDir = () => process.env.GOT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'got-temporal', 'responses');
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -12,6 +19,12 @@ export interface GotWorkerOptions {
   taskQueue: string;
   llm: LlmEndpoint;
   maxConcurrentActivities?: number;
+  /** Requests and tokens per minute this worker may send to the LLM. */
+  rateLimits?: RateLimits;
+  /** Activities per second for the whole task queue (all workers): a provider's request quota shared by a fleet. */
+  taskQueueActivitiesPerSecond?: number;
+  /** The response cache's folder (runs opt in with `llm.cache`); default: the user-level cache. */
+  cacheDir?: string;
   /** A pre-built bundle saves the few seconds of bundling when many workers start (tests, benchmarks). */
   workflowBundle?: WorkflowBundleWithSourceMap;
   /** Must match the clients' (e.g. `dataConverterFromEnv()` for encrypted payloads); default: plain payloads. */
@@ -30,7 +43,9 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     namespace: o.namespace ?? 'default',
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ llm: new LlmClient(o.llm) }),
+    activities: createActivities({ llm: new LlmClient(o.llm, o.rateLimits), cache: new FileResponseCache(o.cacheDir ?? defaultCacheDir()) }),
+    // A cluster-wide request rate for this task queue, enforced by the server across all workers.
+    ...(o.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: o.taskQueueActivitiesPerSecond } : {}),
     ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),
     maxConcurrentActivityTaskExecutions: o.maxConcurrentActivities ?? 200,
     maxConcurrentLocalActivityExecutions: 200,

@@ -25,6 +25,9 @@ async function main(): Promise<void> {
       taskQueue: config.GOT_TASK_QUEUE,
       llm: { baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'unset', supportsN: config.GOT_LLM_SUPPORTS_N === 'true' },
       maxConcurrentActivities: config.GOT_MAX_CONCURRENT_ACTIVITIES,
+      rateLimits: { requestsPerMinute: config.GOT_LLM_RPM, tokensPerMinute: config.GOT_LLM_TPM },
+      ...(config.GOT_TASK_QUEUE_RPS ? { taskQueueActivitiesPerSecond: config.GOT_TASK_QUEUE_RPS } : {}),
+      ...(config.GOT_CACHE_DIR ? { cacheDir: config.GOT_CACHE_DIR } : {}),
       // Payloads are encrypted when GOT_CODEC_KEYS is set (docker-compose sets it).
       dataConverter: dataConverterFromEnv(),
     });

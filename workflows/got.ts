@@ -152,6 +152,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       startedAt: result.startedAt,
       finishedAt: result.finishedAt,
       attempt: result.attempt,
+      ...(result.cached ? { cached: true } : {}),
       ...(result.faults?.length ? { faults: result.faults } : {}),
     });
     clock.saw(result.finishedAt);
@@ -186,6 +187,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       startedAt: result.startedAt,
       finishedAt: result.finishedAt,
       attempt: result.attempt,
+      ...(result.cached ? { cached: true } : {}),
       ...(result.faults?.length ? { faults: result.faults } : {}),
     });
     clock.saw(result.finishedAt);

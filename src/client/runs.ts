@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { checkRun } from '../run/check';
 import { DEFAULT_TASK_QUEUE, WORKFLOW_TYPE, type Progress, type RunRequestInput, type RunResult } from '../run/request';
@@ -15,7 +16,8 @@ export function workflowIdFor(request: RunRequestInput, now = new Date()): strin
   const { scheme, size, sample } = request.labels ?? {};
   const parts = ['got', taskIdOf(request.task), scheme, size, sample === undefined ? undefined : `s${sample}`];
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.(\d{3})Z$/, '$1');
-  return [...parts.filter((p) => p !== undefined), stamp].join('-');
+  // The time reads well in the run list; the suffix keeps ids unique when runs start in the same millisecond.
+  return [...parts.filter((p) => p !== undefined), stamp, randomBytes(3).toString('hex')].join('-');
 }
 
 /** Validates the request against its task (refusing bad input before any cost) and starts the Controller. */

@@ -49,6 +49,8 @@ export const LlmCall = z.object({
   finishedAt: z.number(),
   /** Activity attempt that succeeded (1 = first try); more means faults were retried. */
   attempt: z.number().int().min(1),
+  /** Served from the response cache: no tokens were paid (usage and cost are 0). */
+  cached: z.boolean().optional(),
   /** Why each earlier attempt failed, oldest first ("attempt 1: rate limited by ... (429): ..."); absent when the first attempt succeeded. */
   faults: z.array(z.string()).optional(),
 });

@@ -1,4 +1,6 @@
 import OpenAI from 'openai';
+import { encode } from 'gpt-tokenizer';
+import { RateLimiter, type RateLimits } from './rate-limit';
 import type { Usage } from '../grs/types';
 import type { ChatMessage } from '../tasks/task';
 import { LlmResponseError } from './errors';
@@ -36,12 +38,26 @@ export interface Completion {
  */
 export class LlmClient {
   private readonly openai: OpenAI;
+  private readonly limiter: RateLimiter;
 
-  constructor(readonly endpoint: LlmEndpoint) {
+  constructor(
+    readonly endpoint: LlmEndpoint,
+    limits: RateLimits = {},
+  ) {
     this.openai = new OpenAI({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, maxRetries: 0, timeout: 10 * 60_000 });
+    this.limiter = new RateLimiter(limits);
   }
 
   async complete(req: CompletionRequest): Promise<Completion> {
+    if (!this.limiter.limited) return this.request(req);
+    const estimate = estimateTokens(req);
+    await this.limiter.acquire(estimate, req.signal);
+    const completion = await this.request(req);
+    this.limiter.settle(estimate, completion.usage.promptTokens + completion.usage.completionTokens);
+    return completion;
+  }
+
+  private async request(req: CompletionRequest): Promise<Completion> {
     const out: Completion = { texts: [], finishReasons: [], usage: { promptTokens: 0, completionTokens: 0 }, model: req.model, requests: 0 };
     while (out.texts.length < req.samples) {
       const missing = req.samples - out.texts.length;
@@ -92,4 +108,10 @@ function describe(value: unknown): string {
   if (value === null || value === undefined) return 'an empty body';
   const text = JSON.stringify(value) ?? String(value);
   return `${Array.isArray(value) ? 'an array' : typeof value}: ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`;
+}
+
+/** Prompt tokens plus what the samples may produce (max tokens when set, else as much as the prompt). */
+function estimateTokens(req: CompletionRequest): number {
+  const prompt = req.messages.reduce((sum, m) => sum + 4 + encode(m.content).length, 3);
+  return prompt + req.samples * (req.maxTokens ?? prompt);
 }

@@ -27,6 +27,11 @@ export const LlmSettings = z.strictObject({
   timeoutSeconds: z.number().positive().max(3600).default(120),
   /** A call whose worker stops heartbeating this long is retried elsewhere (how a crashed worker is noticed). */
   heartbeatSeconds: z.number().positive().max(600).default(30),
+  /**
+   * Reuse responses from the worker's response cache (and store new ones). A rerun of the same
+   * request with the same seed then costs nothing; k samples stay k samples (the seed carries the branch).
+   */
+  cache: z.boolean().default(false),
   /** LLM calls one run may have in flight at once (Temporal allows 2,000 pending activities per run). */
   maxConcurrentCalls: z.number().int().min(1).max(1900).default(500),
   /** Attempts per LLM call before the run fails (Temporal retries retryable faults). */

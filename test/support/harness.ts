@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { startSimulatedLlm, type SimLlmOptions, type SimulatedLlm } from '../../src/simllm/server';
+import type { RateLimits } from '../../src/llm/rate-limit';
 import { bundleGotWorkflows, createGotWorker } from '../../worker/create';
 
 export interface Harness {
@@ -28,6 +32,9 @@ export async function startHarness(
     dataConverter?: DataConverter;
     /** The API key the worker sends to the LLM endpoint (default 'sim'). */
     apiKey?: string;
+    rateLimits?: RateLimits;
+    /** The worker's response cache folder (default: a fresh temporary one). */
+    cacheDir?: string;
   } = {},
 ): Promise<Harness> {
   const address = inject('temporalAddress');
@@ -48,6 +55,9 @@ export async function startHarness(
     workflowBundle: await bundle,
     ...(o.maxConcurrentActivities ? { maxConcurrentActivities: o.maxConcurrentActivities } : {}),
     ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),
+    ...(o.rateLimits ? { rateLimits: o.rateLimits } : {}),
+    // Each test file gets its own response cache, unless it shares one on purpose.
+    cacheDir: o.cacheDir ?? mkdtempSync(join(tmpdir(), 'got-cache-')),
   });
   const running = worker.run();
   return {
