@@ -127,38 +127,55 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   async function askLlm(op: Operation & { prompt: string; params?: Record<string, unknown> }, clock: OpClock, key: string, purpose: LlmStep['purpose'], inputs: Thought[], samples: number): Promise<Thought[]> {
     if (!budgetLeft()) return [];
     const from = inputs.map((t) => t.id).join(', ');
-    const result = await withCallSlot(() => llm.callLlm.executeWithOptions(summarised(`${op.id}: ${purpose} ×${samples} from ${from}`), [{
+    const parents = inputs.map((t) => t.id);
+    const step = (n: number, seed: number): LlmStep => ({
       task: request.task,
       purpose,
       prompt: op.prompt,
       params: op.params ?? {},
       thoughts: inputs.map((t) => t.state),
       problem: request.problem,
-      samples,
+      samples: n,
       llm: request.llm,
-      seed: hashSeed(request.seed, op.id, key),
-    }]));
-    const parents = inputs.map((t) => t.id);
-    const call = grs.recordCall(key, {
-      operationId: op.id,
-      purpose,
-      inputThoughts: parents,
-      outputThoughts: [],
-      model: result.model,
-      samples,
-      usage: result.usage,
-      costUsd: result.costUsd,
-      latencyMs: result.latencyMs,
-      startedAt: result.startedAt,
-      finishedAt: result.finishedAt,
-      attempt: result.attempt,
-      ...(result.cached ? { cached: true } : {}),
-      ...(result.faults?.length ? { faults: result.faults } : {}),
+      seed,
     });
-    clock.saw(result.finishedAt);
-    const created: NewThought[] = result.answers.flat().map((a) => ({ ...a, parents, callId: call.id }));
+    // Batched: one call asks for all k samples (n = k, the prompt paid once). Per sample: k calls of one
+    // sample each, run in parallel (for endpoints without `n`, or to spread one fan-out over workers).
+    const perSample = request.llm.fanOut === 'perSample' && samples > 1;
+    const calls = perSample
+      ? Array.from({ length: samples }, (_, j) => ({ key: `${key}-s${j}`, step: step(1, hashSeed(request.seed, op.id, key, j)), summary: `${op.id}: ${purpose} sample ${j + 1}/${samples} from ${from}` }))
+      : [{ key, step: step(samples, hashSeed(request.seed, op.id, key)), summary: `${op.id}: ${purpose} ×${samples} from ${from}` }];
+    const results = await Promise.all(calls.map((c) => withCallSlot(() => llm.callLlm.executeWithOptions(summarised(c.summary), [c.step]))));
+    // Thoughts are named after their position among all samples, however many calls produced them.
+    const created: NewThought[] = [];
+    const recorded = results.map((result, i) => {
+      const call = grs.recordCall(calls[i]!.key, {
+        operationId: op.id,
+        purpose,
+        inputThoughts: parents,
+        outputThoughts: [],
+        model: result.model,
+        samples: calls[i]!.step.samples,
+        usage: result.usage,
+        costUsd: result.costUsd,
+        latencyMs: result.latencyMs,
+        startedAt: result.startedAt,
+        finishedAt: result.finishedAt,
+        attempt: result.attempt,
+        ...(result.cached ? { cached: true } : {}),
+        ...(result.faults?.length ? { faults: result.faults } : {}),
+      });
+      clock.saw(result.finishedAt);
+      const mine = result.answers.flat().map((a) => ({ ...a, parents, callId: call.id }));
+      created.push(...mine);
+      return { call, count: mine.length };
+    });
     const thoughts = grs.addThoughts(op.id, key, created);
-    grs.linkCallOutputs(call.id, thoughts.map((t) => t.id));
+    let next = 0;
+    for (const { call, count } of recorded) {
+      grs.linkCallOutputs(call.id, thoughts.slice(next, next + count).map((t) => t.id));
+      next += count;
+    }
     return thoughts;
   }
 

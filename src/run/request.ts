@@ -32,6 +32,12 @@ export const LlmSettings = z.strictObject({
    * request with the same seed then costs nothing; k samples stay k samples (the seed carries the branch).
    */
   cache: z.boolean().default(false),
+  /**
+   * How k samples of one prompt are asked: `batched` is one call with n = k (the prompt is paid
+   * once, as in the paper's runs); `perSample` is k parallel calls of one sample each (endpoints
+   * that ignore n, or to spread a wide fan-out over several workers).
+   */
+  fanOut: z.enum(['batched', 'perSample']).default('batched'),
   /** LLM calls one run may have in flight at once (Temporal allows 2,000 pending activities per run). */
   maxConcurrentCalls: z.number().int().min(1).max(1900).default(500),
   /** Attempts per LLM call before the run fails (Temporal retries retryable faults). */
