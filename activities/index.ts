@@ -46,7 +46,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       ...(step.llm.maxTokens ? { maxTokens: step.llm.maxTokens } : {}),
       seed: step.seed,
     };
-    const key = step.llm.cache && cache ? cacheKey({ baseURL: llm.endpoint.baseURL, ...request }) : undefined;
+    const key = step.llm.cache && cache ? cacheKey({ endpoint: llm.endpoint.cacheNamespace ?? llm.endpoint.baseURL, ...request }) : undefined;
     try {
       const hit = key ? await cache!.get(key) : undefined;
       if (hit) {

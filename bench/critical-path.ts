@@ -1,5 +1,6 @@
 import { callsLlm, type GoO } from '../src/goo/schema';
 import { validateGoO } from '../src/goo/validate';
+import type { Grs } from '../src/grs/types';
 
 /**
  * How many LLM calls deep a GoO is: its longest chain of dependent LLM operations. With a fixed
@@ -16,4 +17,21 @@ export function llmDepth(goo: GoO): number {
     depth.set(id, before + own);
   }
   return Math.max(...depth.values());
+}
+
+/**
+ * The critical path as the run actually saw it: the longest chain of operations where each LLM
+ * operation weighs its slowest call (its calls run in parallel). Wall time over this is the
+ * Controller's own overhead, whatever the LLM's (or the simulator's) speed.
+ */
+export function measuredCriticalPathMs(goo: GoO, grs: Grs): number {
+  const { byId, order } = validateGoO(goo);
+  const slowest = new Map<string, number>();
+  for (const c of grs.calls) slowest.set(c.operationId, Math.max(slowest.get(c.operationId) ?? 0, c.latencyMs));
+  const until = new Map<string, number>();
+  for (const id of order) {
+    const op = byId.get(id)!;
+    until.set(id, Math.max(0, ...op.inputs.map((i) => until.get(i)!)) + (slowest.get(id) ?? 0));
+  }
+  return Math.max(...until.values());
 }

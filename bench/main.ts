@@ -39,13 +39,19 @@ the machine's cores.
 
 The critical path is the longest chain of dependent LLM calls (\`depth\`) times the latency of one
 call: no scheduler can finish a run faster. 1.00 would be a Controller that costs nothing.
+\`ratio\` uses the simulator's nominal latency; \`measuredRatio\` uses each call's latency as the
+worker measured it (the simulator's own work and HTTP included), so it isolates the Controller's
+overhead: scheduling round trips through the Temporal server between dependent calls.
 
 ${table(overhead)}
 
 ## Parallel speed-up
 
 The same GoO with the worker limited to one activity at a time (what a sequential controller does)
-against an unlimited worker, measured in one process, simulated latency 200 ms.
+against an unlimited worker, measured in one process, simulated latency 200 ms. \`batched\` asks
+the k samples of a prompt in one call (n = k, the default); \`perSample\` makes them k calls, as a
+sequential controller that samples one response at a time (the baseline of Framework of Thoughts'
+Table 3) would.
 
 ${table(speedup)}
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'got-cli-'));
@@ -88,5 +88,20 @@ describe('help', () => {
     const { code, stdout } = await got([command, '--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Usage: got /);
+  });
+});
+
+describe('a run through the CLI', () => {
+  it('costs zero tokens the second time with --cache, and says so in its JSON report', async () => {
+    const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), OPENAI_BASE_URL: '', GOT_CACHE_DIR: join(dir, 'cache') };
+    const args = ['run', '--scheme', 'got', '--size', '32', '--sample', '5', '--cache', '--json', '--no-progress'];
+    const first = await got(args, env);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await got(args, env);
+    expect(second.code, second.stderr).toBe(0);
+    const [a, b] = [JSON.parse(first.stdout), JSON.parse(second.stdout)] as { promptTokens: number; completionTokens: number; costUsd: number; llmCalls: number; best: { answer: string } }[];
+    expect(a!.promptTokens).toBeGreaterThan(0);
+    expect(b).toMatchObject({ promptTokens: 0, completionTokens: 0, costUsd: 0, llmCalls: a!.llmCalls });
+    expect(b!.best.answer).toBe(a!.best.answer);
   });
 });

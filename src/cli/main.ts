@@ -85,6 +85,8 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     .addOption(configurable('budgetTokens', '--budget-tokens <n>', 'stop scheduling LLM calls once this many tokens are used', int('--budget-tokens')))
     .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (ignored with OPENAI_BASE_URL)', int('--latency'), latency))
     .addOption(configurable('taskQueue', '--task-queue <name>', 'Temporal task queue', undefined, DEFAULT_TASK_QUEUE))
+    .option('--cache', "reuse responses from the worker's response cache and keep new ones (a rerun then costs nothing)", false)
+    .addOption(new Option('--fan-out <mode>', 'k samples as one call with n = k (batched) or k parallel calls (perSample)').choices(['batched', 'perSample']).default('batched'))
     .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
     .option('--no-progress', 'no progress bar')
     .option('--config <file>', 'JSON file with option defaults (env GOT_CONFIG; default ./got.config.json); flags > env > file');

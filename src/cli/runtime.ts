@@ -52,7 +52,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
         simulated = await startSimulatedLlm({ latencyMs: o.simulatedLatencyMs });
         cleanups.push(() => simulated!.close());
         o.log(`No OPENAI_BASE_URL set: using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call).`);
-        return { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true };
+        return { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' };
       })();
 
   if (o.inProcessWorker) {

@@ -6,7 +6,8 @@ import type { Completion } from './client';
 
 /** Everything that determines a response; the seed carries the branch, so k branches stay k samples. */
 export interface CacheKeyParts {
-  baseURL: string;
+  /** The endpoint's identity for caching (its base URL, or a name that outlives a changing port). */
+  endpoint: string;
   model: string;
   messages: ChatMessage[];
   temperature: number;
@@ -16,7 +17,7 @@ export interface CacheKeyParts {
 }
 
 export function cacheKey(p: CacheKeyParts): string {
-  const canonical = JSON.stringify([p.baseURL, p.model, p.messages.map((m) => [m.role, m.content]), p.temperature, p.maxTokens ?? null, p.samples, p.seed]);
+  const canonical = JSON.stringify([p.endpoint, p.model, p.messages.map((m) => [m.role, m.content]), p.temperature, p.maxTokens ?? null, p.samples, p.seed]);
   return createHash('sha256').update(canonical).digest('hex');
 }
 

@@ -10,6 +10,8 @@ export interface LlmEndpoint {
   apiKey: string;
   /** Whether the endpoint honours `n` (OpenAI, vLLM do; some local servers ignore it). */
   supportsN: boolean;
+  /** Which responses the cache may share with this endpoint (default: its base URL; the simulator, whose port changes, names itself). */
+  cacheNamespace?: string;
 }
 
 export interface CompletionRequest {

@@ -35,6 +35,8 @@ export interface RunOptions {
   taskQueue: string;
   workflowId?: string;
   worker: boolean;
+  cache?: boolean;
+  fanOut?: 'batched' | 'perSample';
   json: boolean;
   dryRun?: boolean;
   progress: boolean;
@@ -72,6 +74,8 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
       pricing: { inputPerMTok: o.priceInput ?? 1.5, outputPerMTok: o.priceOutput ?? 2.0 },
+      ...(o.cache ? { cache: true } : {}),
+      ...(o.fanOut && o.fanOut !== 'batched' ? { fanOut: o.fanOut } : {}),
     },
     ...(budget ? { budget } : {}),
     seed: o.seed,
