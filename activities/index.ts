@@ -11,7 +11,7 @@ import { resolveTask } from '../src/tasks/registry';
 import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
 import type { LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
 
-export type { LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
+export type { CallReport, LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
 
 export interface ActivityDeps {
   llm: LlmClient;

@@ -17,9 +17,8 @@ export interface LlmStep {
   seed: number;
 }
 
-export interface LlmStepResult {
-  /** Parsed thoughts per sample, in sample order. */
-  answers: ParsedThought[][];
+/** What every LLM call reports besides its answers: the GRS records it per call. */
+export interface CallReport {
   usage: Usage;
   costUsd: number;
   model: string;
@@ -33,6 +32,11 @@ export interface LlmStepResult {
   attempt: number;
   /** Why each earlier attempt failed, oldest first; absent when the first attempt succeeded. */
   faults?: string[];
+}
+
+export interface LlmStepResult extends CallReport {
+  /** Parsed thoughts per sample, in sample order. */
+  answers: ParsedThought[][];
 }
 
 export interface LocalStep {
@@ -52,19 +56,10 @@ export interface ScoreStep {
   seed: number;
 }
 
-export interface ScoreStepResult {
+export interface ScoreStepResult extends CallReport {
   score: number;
   /** Parsed ratings per sample; undefined where a sample could not be read. */
   ratings: (number[] | undefined)[];
-  usage: Usage;
-  costUsd: number;
-  model: string;
-  latencyMs: number;
-  startedAt: number;
-  finishedAt: number;
-  cached?: boolean;
-  attempt: number;
-  faults?: string[];
 }
 
 /** A local step's per-thought answers and when it finished (worker clock, recorded in history). */

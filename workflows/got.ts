@@ -13,12 +13,12 @@ import {
   type ActivityOptions,
   type Sinks,
 } from '@temporalio/workflow';
-import type { GotActivities, LlmStep } from '../activities';
+import type { CallReport, GotActivities, LlmStep } from '../activities';
 import { validateGoO, ValidationError, parseOrThrow, type AnalyzedGoO } from '../src/goo/validate';
 import { callsLlm, type Operation, type OperationOf, type Scorer } from '../src/goo/schema';
 import { GrsRecorder, type GrsFact, type NewThought } from '../src/grs/recorder';
 import { bestThought, finalThoughts } from '../src/grs/analysis';
-import type { Grs, Thought } from '../src/grs/types';
+import type { Grs, LlmCall, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
 import { RunRequest, type Progress, type RunRequestInput, type RunResult } from '../src/run/request';
 import { taskIdOf } from '../src/tasks/declarative/schema';
@@ -149,23 +149,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     // Thoughts are named after their position among all samples, however many calls produced them.
     const created: NewThought[] = [];
     const recorded = results.map((result, i) => {
-      const call = grs.recordCall(calls[i]!.key, {
-        operationId: op.id,
-        purpose,
-        inputThoughts: parents,
-        outputThoughts: [],
-        model: result.model,
-        samples: calls[i]!.step.samples,
-        usage: result.usage,
-        costUsd: result.costUsd,
-        latencyMs: result.latencyMs,
-        startedAt: result.startedAt,
-        finishedAt: result.finishedAt,
-        attempt: result.attempt,
-        ...(result.cached ? { cached: true } : {}),
-        ...(result.faults?.length ? { faults: result.faults } : {}),
-      });
-      clock.saw(result.finishedAt);
+      const call = recordCall(op, clock, calls[i]!.key, purpose, parents, calls[i]!.step.samples, result);
       const mine = result.answers.flat().map((a) => ({ ...a, parents, callId: call.id }));
       created.push(...mine);
       return { call, count: mine.length };
@@ -177,6 +161,27 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       next += count;
     }
     return thoughts;
+  }
+
+  /** Records one LLM call in the GRS (tokens, cost, timings, retries) and advances the operation's clock. */
+  function recordCall(op: Operation, clock: OpClock, key: string, purpose: LlmCall['purpose'], inputThoughts: string[], samples: number, report: CallReport): LlmCall {
+    clock.saw(report.finishedAt);
+    return grs.recordCall(key, {
+      operationId: op.id,
+      purpose,
+      inputThoughts,
+      outputThoughts: [],
+      model: report.model,
+      samples,
+      usage: report.usage,
+      costUsd: report.costUsd,
+      latencyMs: report.latencyMs,
+      startedAt: report.startedAt,
+      finishedAt: report.finishedAt,
+      attempt: report.attempt,
+      ...(report.cached ? { cached: true } : {}),
+      ...(report.faults?.length ? { faults: report.faults } : {}),
+    });
   }
 
   /** Scores one thought by asking the LLM (the task's judge), unless the budget is spent. */
@@ -191,23 +196,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       llm: request.llm,
       seed: hashSeed(request.seed, op.id, key),
     }]));
-    grs.recordCall(key, {
-      operationId: op.id,
-      purpose: 'score',
-      inputThoughts: [thought.id],
-      outputThoughts: [],
-      model: result.model,
-      samples: scorer.samples,
-      usage: result.usage,
-      costUsd: result.costUsd,
-      latencyMs: result.latencyMs,
-      startedAt: result.startedAt,
-      finishedAt: result.finishedAt,
-      attempt: result.attempt,
-      ...(result.cached ? { cached: true } : {}),
-      ...(result.faults?.length ? { faults: result.faults } : {}),
-    });
-    clock.saw(result.finishedAt);
+    recordCall(op, clock, key, 'score', [thought.id], scorer.samples, result);
     grs.setScore(thought.id, result.score);
   }
 

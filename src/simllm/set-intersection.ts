@@ -1,4 +1,5 @@
-import { findIntegerLists } from '../tasks/set-intersection/parse';
+import { findIntegerLists } from '../tasks/integer-lists';
+import { lastListAfter } from './prompt-input';
 import { fmt, SET_INTERSECTION_MARKERS } from '../tasks/set-intersection/prompts';
 import { intersect } from '../tasks/set-intersection/score';
 import { hashSeed, randomInt, seededRandom, type Random } from '../util/random';
@@ -165,11 +166,6 @@ function mergeAnswer(a: number[], b: number[]): Answer {
   };
 }
 
-/** The list on the last line starting with `label`: the prompt's own input comes after its examples. */
-function lastListAfter(prompt: string, label: string): number[] | undefined {
-  const last = [...prompt.matchAll(new RegExp(`^${label}\\s*(\\[[^\\[\\]]*\\])`, 'gm'))].at(-1);
-  return last ? findIntegerLists(last[1]!)[0] : undefined;
-}
 
 type SetIntersectionPrompt = keyof typeof SET_INTERSECTION_MARKERS;
 

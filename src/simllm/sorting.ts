@@ -1,4 +1,5 @@
-import { findIntegerLists } from '../tasks/sorting/parse';
+import { findIntegerLists } from '../tasks/integer-lists';
+import { lastListAfter } from './prompt-input';
 import { fmt, SORTING_MARKERS } from '../tasks/sorting/prompts';
 import { randomInt, type Random } from '../util/random';
 import type { Answer, Recognised } from './responders';
@@ -79,12 +80,6 @@ function chunks(list: readonly number[], size: number): number[][] {
   return out;
 }
 
-/** The list on the last line starting with `label`: the prompt's own input comes after its examples. */
-function lastListAfter(prompt: string, label: string): number[] | undefined {
-  const matches = [...prompt.matchAll(new RegExp(`^${label}\\s*(\\[[^\\[\\]]*\\])`, 'gm'))];
-  const last = matches.at(-1);
-  return last ? findIntegerLists(last[1]!)[0] : undefined;
-}
 
 function sortAnswer(input: number[]): Answer {
   return (random) => fmt(withMistakes(ascending(input), sortingLambda(input.length), random));

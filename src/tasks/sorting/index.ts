@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSortingProblem, parseSortingCsv } from './dataset';
-import { findIntegerLists, lastIntegerList } from './parse';
+import { findIntegerLists, jsonLists, lastIntegerList } from './parse';
 import { fmt, improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from './prompts';
 import { sortingSchemes } from './schemes';
 import { errorScope, UNPARSEABLE_SCORE } from './score';
@@ -36,17 +36,6 @@ function splitAnswer(parent: SortingState, parts: number, text: string): ParsedT
   }));
 }
 
-function jsonLists(text: string): number[][] | undefined {
-  const match = /\{[\s\S]*\}/.exec(text);
-  if (!match) return undefined;
-  try {
-    const value = JSON.parse(match[0]) as Record<string, unknown>;
-    const lists = Object.values(value).filter((v): v is number[] => Array.isArray(v) && v.every(Number.isInteger));
-    return lists.length ? lists : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function listAnswer(unsorted: number[], text: string, part: number | undefined): ParsedThought {
   const list = lastIntegerList(text);
