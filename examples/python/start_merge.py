@@ -8,6 +8,8 @@ schema/run-request.schema.json before it is sent, so a mistake is reported here,
 import argparse
 import asyncio
 import json
+import os
+import sys
 import pathlib
 import uuid
 
@@ -93,3 +95,8 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    # The SDK's native runtime threads can still be alive while the interpreter finalizes, which
+    # sometimes aborts the process after the work is done; leave without finalizing instead.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
