@@ -1,8 +1,8 @@
+import { responderFor } from './prompt-input';
 import { DOC_MERGE_MARKERS, EXAMPLES_END } from '../tasks/doc-merge/prompts';
 import { analyseMerge, clausesOf, informationUnits, proxyRatings, type Units } from '../tasks/doc-merge/score';
 import { randomInt, type Random } from '../util/random';
-import type { Answer, Recognised } from './responders';
-import { sometimesMalformed } from './sampling';
+import type { Answer } from './responders';
 
 /**
  * Simulated answers to the document merging prompts. This is a simulator for testing the
@@ -167,8 +167,4 @@ function answerFor(kind: DocMergePrompt, { documents, drafts, candidate }: Input
 }
 
 /** The document merging responder: undefined unless the prompt is one of its prompts with readable documents. */
-export function docMergeResponder(prompt: string): Recognised | undefined {
-  const kind = (Object.keys(DOC_MERGE_MARKERS) as DocMergePrompt[]).find((k) => prompt.includes(DOC_MERGE_MARKERS[k]));
-  const answer = kind && answerFor(kind, inputOf(prompt));
-  return answer && { kind: `doc-merge.${kind}`, answer: sometimesMalformed(answer) };
-}
+export const docMergeResponder = responderFor('doc-merge', DOC_MERGE_MARKERS, (kind, prompt) => answerFor(kind, inputOf(prompt)));

@@ -1,9 +1,10 @@
+import { responderFor } from './prompt-input';
 import { groupSentences, parseCounts, splitSentences } from '../tasks/keyword-counting/parse';
 import { fmtCounts, KEYWORD_COUNTING_MARKERS } from '../tasks/keyword-counting/prompts';
 import { addCounts, countMentions, type Counts } from '../tasks/keyword-counting/score';
 import { hashSeed, randomInt, seededRandom, type Random } from '../util/random';
-import type { Answer, Recognised } from './responders';
-import { poisson, sometimesMalformed } from './sampling';
+import type { Answer } from './responders';
+import { poisson } from './sampling';
 
 /**
  * Simulated answers to the keyword counting prompts, for testing the machinery: a tally of the
@@ -252,8 +253,4 @@ function answerFor(kind: KeywordPrompt, prompt: string): Answer | undefined {
 }
 
 /** The keyword counting responder: undefined unless the prompt is one of its prompts with a readable input. */
-export function keywordCountingResponder(prompt: string): Recognised | undefined {
-  const kind = (Object.keys(KEYWORD_COUNTING_MARKERS) as KeywordPrompt[]).find((k) => prompt.includes(KEYWORD_COUNTING_MARKERS[k]));
-  const answer = kind && answerFor(kind, prompt);
-  return answer && { kind: `keyword-counting.${kind}`, answer: sometimesMalformed(answer) };
-}
+export const keywordCountingResponder = responderFor('keyword-counting', KEYWORD_COUNTING_MARKERS, answerFor);

@@ -1,10 +1,10 @@
 import { findIntegerLists } from '../tasks/integer-lists';
-import { lastListAfter } from './prompt-input';
+import { lastListAfter, responderFor } from './prompt-input';
 import { fmt, SET_INTERSECTION_MARKERS } from '../tasks/set-intersection/prompts';
 import { intersect } from '../tasks/set-intersection/score';
 import { hashSeed, randomInt, seededRandom, type Random } from '../util/random';
-import type { Answer, Recognised } from './responders';
-import { poisson, sometimesMalformed } from './sampling';
+import type { Answer } from './responders';
+import { poisson } from './sampling';
 
 /**
  * Simulated answers to the set intersection prompts, for testing the machinery (it is not a claim
@@ -195,8 +195,4 @@ function answerFor(kind: SetIntersectionPrompt, prompt: string): Answer | undefi
 }
 
 /** The set intersection responder: undefined unless the prompt is one of this task's with a readable input. */
-export function setIntersectionResponder(prompt: string): Recognised | undefined {
-  const kind = (Object.keys(SET_INTERSECTION_MARKERS) as SetIntersectionPrompt[]).find((k) => prompt.includes(SET_INTERSECTION_MARKERS[k]));
-  const answer = kind && answerFor(kind, prompt);
-  return answer && { kind: `set-intersection.${kind}`, answer: sometimesMalformed(answer) };
-}
+export const setIntersectionResponder = responderFor('set-intersection', SET_INTERSECTION_MARKERS, answerFor);

@@ -1,9 +1,9 @@
 import { findIntegerLists } from '../tasks/integer-lists';
-import { lastListAfter } from './prompt-input';
+import { lastListAfter, responderFor } from './prompt-input';
 import { fmt, SORTING_MARKERS } from '../tasks/sorting/prompts';
 import { randomInt, type Random } from '../util/random';
-import type { Answer, Recognised } from './responders';
-import { poisson, sometimesMalformed } from './sampling';
+import type { Answer } from './responders';
+import { poisson } from './sampling';
 
 /**
  * Simulated answers to the sorting prompts: correct results with a random number of mistakes
@@ -186,8 +186,4 @@ function answerFor(kind: SortingPrompt, prompt: string): Answer | undefined {
 }
 
 /** The sorting responder: undefined unless the prompt is a sorting prompt with a readable input. */
-export function sortingResponder(prompt: string): Recognised | undefined {
-  const kind = (Object.keys(SORTING_MARKERS) as SortingPrompt[]).find((k) => prompt.includes(SORTING_MARKERS[k]));
-  const answer = kind && answerFor(kind, prompt);
-  return answer && { kind: `sorting.${kind}`, answer: sometimesMalformed(answer) };
-}
+export const sortingResponder = responderFor('sorting', SORTING_MARKERS, answerFor);
