@@ -32,8 +32,8 @@ const report = `# Benchmarks
 
 Measured by \`npm run bench\` (${quick ? 'quick mode, ' : ''}${Math.round((Date.now() - started) / 1000)} s) on ${new Date().toISOString().slice(0, 10)}, ${machine}.
 Every run uses a private Temporal dev server (in memory) and the simulated LLM with a fixed latency
-per request, so the LLM's share of the time is known exactly. Worker, server and simulator share
-the machine's cores.
+per request, so the LLM's share of the time is known exactly. The simulator runs in a process of
+its own, as a remote endpoint would; worker, server and simulator share the machine's cores.
 
 ## Overhead ratio: wall time over the critical-path limit
 

@@ -92,9 +92,9 @@ export async function measureSpeedup(configs: [string, string, number][], latenc
         const req = request(task, scheme, size, 1, fanOut);
         await timedRun(env, parallel.taskQueue, req);
         const sequentialMs = await timedRun(env, sequential.taskQueue, { ...req, seed: 7 });
-        const before = env.llm.stats().requests;
+        const before = await env.llm.requests();
         const parallelMs = await timedRun(env, parallel.taskQueue, { ...req, seed: 7 });
-        const calls = env.llm.stats().requests - before;
+        const calls = (await env.llm.requests()) - before;
         rows.push({ config: `${task} ${scheme} ${size}`, fanOut, calls, latencyMs, sequentialMs: Math.round(sequentialMs), parallelMs: Math.round(parallelMs), speedup: round(sequentialMs / parallelMs) });
       }
     }

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { freePort, startDevServer, type DevServerHandle } from '../src/devserver/dev-server';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
-import { startSimulatedLlm, type SimLlmOptions, type SimulatedLlm } from '../src/simllm/server';
+import type { SimLlmOptions } from '../src/simllm/server';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 
 export interface BenchWorker {
@@ -12,9 +14,41 @@ export interface BenchWorker {
   stop(): Promise<void>;
 }
 
+/** The simulated LLM in its own process: like a remote endpoint, its work does not block the worker's event loop. */
+export interface RemoteLlm {
+  baseURL: string;
+  requests(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0)], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('Simulated LLM at')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the simulated LLM exited (${code}): ${seen}`)));
+  });
+  const baseURL = `http://127.0.0.1:${port}/v1`;
+  return {
+    baseURL,
+    requests: async () => ((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { requests: number }).requests,
+    close: async () => {
+      child.kill('SIGINT');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
 export interface BenchEnv {
   client: Client;
-  llm: SimulatedLlm;
+  llm: RemoteLlm;
   server: DevServerHandle;
   /** Starts a worker on a fresh task queue; stop it with the returned function. */
   worker(o?: { maxConcurrentActivities?: number }): Promise<BenchWorker>;
@@ -27,7 +61,7 @@ export interface BenchEnv {
 export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<BenchEnv> {
   if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('ERROR') });
   const server = await startDevServer({ binary: await ensureTemporalCli(), port: await freePort(), ui: false });
-  const llm = await startSimulatedLlm(llmOptions);
+  const llm = await startRemoteLlm(llmOptions);
   const connection = await Connection.connect({ address: server.address });
   const bundle = await bundleGotWorkflows();
   const natives: NativeConnection[] = [];
