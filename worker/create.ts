@@ -50,6 +50,9 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     maxConcurrentActivityTaskExecutions: o.maxConcurrentActivities ?? 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 50,
+    // A fan-out's calls start on this worker straight from the workflow task's completion (eager
+    // execution) instead of a round trip through the task queue; the default reserves only 3.
+    maxEagerActivityReservationsPerWorkflowTask: 100,
     // Heartbeats reach the server at least every 2 s, so a cancelled run stops its LLM calls within seconds.
     maxHeartbeatThrottleInterval: '2s',
     // A run whose worker died moves to another worker after 5 s instead of Temporal's default 10 s.
