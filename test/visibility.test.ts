@@ -58,7 +58,7 @@ describe('what the Web UI shows of a run (checked through the client API)', () =
 
     // The run's page shows its progress.
     const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-    expect(metadata.currentDetails).toMatch(new RegExp(`${result.grs.operations.length}/${result.grs.operations.length} operations done`));
+    expect(metadata.currentDetails).toMatch(new RegExp(`${result.grs.operations.length} of ${result.grs.operations.length} operations done`));
   });
 
   it('a failed run says so in its status', async () => {

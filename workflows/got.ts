@@ -301,19 +301,22 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
         // An LLM operation that had inputs yet produced nothing was starved by the budget.
         const starved = callsLlm(op) && inputs.length > 0 && out.length === 0 && grs.budgetExhausted;
         grs.finishOperation(id, ids, clock.at, starved ? 'skipped' : 'done', starved ? 'budget exhausted' : notes.get(id));
-        progressChanged();
         for (const next of analyzed.successors.get(id)!) {
           if (!running.has(next) && !outputs.has(next) && analyzed.byId.get(next)!.inputs.every((i) => outputs.has(i))) launch(next);
         }
+        // After the successors started, so the details name what runs now.
+        progressChanged();
       },
       (error: unknown) => {
         running.delete(id);
         if (isCancellation(error)) {
           grs.finishOperation(id, [], clock.at, 'cancelled', 'the run was cancelled');
+          progressChanged();
           return;
         }
         grs.finishOperation(id, [], clock.at, 'failed', rootCause(error));
         failure ??= { operation: id, error };
+        progressChanged();
       },
     );
   }

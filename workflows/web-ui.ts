@@ -30,7 +30,7 @@ export function markFinished(status: Exclude<RunStatus, 'running'>, grs: GrsReco
 export function showProgress(grs: GrsRecorder, total: number, running: ReadonlySet<string>, awaitingHumans: readonly string[]): void {
   const { llmCalls, promptTokens, completionTokens, costUsd } = grs.spent;
   const lines = [
-    `**${grs.finishedOperations}/${total} operations done** · ${llmCalls} LLM calls · ${promptTokens + completionTokens} tokens · $${costUsd.toFixed(4)}`,
+    `**${grs.finishedOperations} of ${total} operations done** · ${llmCalls} LLM call${llmCalls === 1 ? '' : 's'} · ${promptTokens + completionTokens} tokens · $${costUsd.toFixed(4)}`,
     running.size ? `running: ${[...running].join(', ')}` : '',
     awaitingHumans.length ? `waiting for a person to score: ${awaitingHumans.join(', ')}` : '',
     grs.budgetExhausted ? 'budget exhausted: no further LLM calls' : '',
