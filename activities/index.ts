@@ -9,9 +9,10 @@ import { checkRun } from '../src/run/check';
 import { taskIdOf, type TaskRef } from '../src/tasks/declarative/schema';
 import { resolveTask } from '../src/tasks/registry';
 import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
-import type { LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
+import type { ThoughtState } from '../src/grs/types';
+import type { LlmStep, LlmStepResult, LocalCheck, LocalChecks, LocalResult, LocalStep, PreparedRun, ScoreStep, ScoreStepResult } from './llm-step';
 
-export type { CallReport, LlmStep, LlmStepResult, LocalResult, LocalStep, ScoreStep, ScoreStepResult } from './llm-step';
+export type { CallReport, LlmStep, LlmStepResult, LocalCheck, LocalChecks, LocalResult, LocalStep, PreparedRun, ScoreStep, ScoreStepResult } from './llm-step';
 
 export interface ActivityDeps {
   llm: LlmClient;
@@ -36,7 +37,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
     // Earlier attempts' faults travel in the heartbeat details, which Temporal hands to the next attempt.
     const earlier = faultsBefore(ctx.info.heartbeatDetails, ctx.info.attempt);
     const details: AttemptDetails = { attempt: ctx.info.attempt, faults: earlier };
-    ctx.heartbeat(details);
+    // No beat at the start: most calls end before the first interval, and each beat costs a server write.
+    // An attempt lost before its first beat is still accounted for (see `faultsBefore`).
     const heartbeat = setInterval(() => ctx.heartbeat(details), every);
     const request = {
       model: step.llm.model,
@@ -79,10 +81,11 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
 
   return {
     /** Checks a run request against its task and returns the problem's root thought. */
-    async prepareRun(request: unknown): Promise<{ rootState: Record<string, unknown>; higherIsBetter: boolean }> {
+    async prepareRun(input: unknown): Promise<PreparedRun> {
       try {
-        const { task, problem } = checkRun(request);
-        return { rootState: task.rootState(problem), higherIsBetter: task.higherIsBetter };
+        const { task, problem, request } = checkRun(input);
+        const { problem: _omitted, ...checked } = request;
+        return { rootState: task.rootState(problem), higherIsBetter: task.higherIsBetter, request: checked };
       } catch (e) {
         if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, 'ValidationError', e.issues);
         throw e;
@@ -93,10 +96,9 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       const task = taskOf(step.task);
       const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem: step.problem };
       const { completion, ...meta } = await complete(step, buildPrompt(task, request));
-      return {
-        answers: completion.texts.map((text, i) => parseAnswer(task, request, text, completion.finishReasons[i]!)),
-        ...meta,
-      };
+      const answers = completion.texts.map((text, i) => parseAnswer(task, request, text, completion.finishReasons[i]!));
+      const checks = step.checks?.length ? answers.map((thoughts) => thoughts.map((t) => localChecks(task, step.checks!, t.state, step.problem))) : undefined;
+      return { answers, ...(checks ? { checks } : {}), ...meta };
     },
 
     async scoreWithLlm(step: ScoreStep): Promise<ScoreStepResult> {
@@ -114,6 +116,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       return { score: parsed.length ? scorer.combine(parsed) : scorer.unparseableScore, ratings, ...meta };
     },
 
+    /** Local steps for thoughts no LLM step has checked (the root; runs recorded before checks moved into LLM steps). */
     async scoreThoughts({ task, problem, states }: LocalStep): Promise<LocalResult<number>> {
       const t = taskOf(task);
       return { values: states.map((s) => t.score!(s, problem)), at: Date.now() };
@@ -140,6 +143,15 @@ function taskOf(ref: TaskRef): AnyTask {
   } catch (e) {
     throw ApplicationFailure.nonRetryable(e instanceof Error ? e.message : String(e), 'ValidationError');
   }
+}
+
+/** The asked-for local checks of one new thought; a check the task lacks is left out (its step then fails as before). */
+function localChecks(task: AnyTask, asked: LocalCheck[], state: ThoughtState, problem: unknown): LocalChecks {
+  const checks: LocalChecks = {};
+  if (asked.includes('score') && task.score) checks.score = task.score(state, problem);
+  if (asked.includes('validate') && task.validate) checks.valid = task.validate(state, problem);
+  if (asked.includes('groundTruth') && task.groundTruth) checks.solved = task.groundTruth(state, problem);
+  return checks;
 }
 
 /** A prompt that cannot be built will not build on a retry either: fail the step at once, naming why. */

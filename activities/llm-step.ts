@@ -1,5 +1,5 @@
 import type { ThoughtState, Usage } from '../src/grs/types';
-import type { LlmSettings } from '../src/run/request';
+import type { LlmSettings, RunRequest } from '../src/run/request';
 import type { TaskRef } from '../src/tasks/declarative/schema';
 import type { ParsedThought } from '../src/tasks/task';
 
@@ -15,6 +15,20 @@ export interface LlmStep {
   samples: number;
   llm: LlmSettings;
   seed: number;
+  /**
+   * The task's local checks the run's GoO uses: computed on each new thought right where it is
+   * parsed, so a local Score, GroundTruth or validation step needs no step of its own.
+   */
+  checks?: LocalCheck[];
+}
+
+export type LocalCheck = 'score' | 'validate' | 'groundTruth';
+
+/** A thought's local checks, computed by the step that produced it (only those the step was asked for). */
+export interface LocalChecks {
+  score?: number;
+  valid?: boolean;
+  solved?: boolean;
 }
 
 /** What every LLM call reports besides its answers: the GRS records it per call. */
@@ -37,6 +51,8 @@ export interface CallReport {
 export interface LlmStepResult extends CallReport {
   /** Parsed thoughts per sample, in sample order. */
   answers: ParsedThought[][];
+  /** Per answer, the local checks asked for in `LlmStep.checks`; absent when none were. */
+  checks?: LocalChecks[][];
 }
 
 export interface LocalStep {
@@ -66,4 +82,12 @@ export interface ScoreStepResult extends CallReport {
 export interface LocalResult<T> {
   values: T[];
   at: number;
+}
+
+/** A checked run: its root thought and, for runs that leave the checking to the worker, the request as checked. */
+export interface PreparedRun {
+  rootState: Record<string, unknown>;
+  higherIsBetter: boolean;
+  /** Defaults filled in; without the problem, which the workflow has already and which may be large (documents). */
+  request?: Omit<RunRequest, 'problem'>;
 }

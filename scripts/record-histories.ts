@@ -1,11 +1,11 @@
 /**
  * Records the event histories the replay test (test/replay.test.ts) replays against the current
  * Controller: one small real run of every task's GoT scheme, one run that fails half way and one
- * run scored by a person. Re-record after a deliberate, versioned change of the workflow only:
- * the point of the fixtures is that an accidental change of the Controller's commands breaks the
- * replay of runs recorded by an older worker.
+ * run scored by a person. Each deliberate, versioned (patched) change of the workflow records a new
+ * generation beside the earlier ones, which stay: the point of the fixtures is that an accidental
+ * change of the Controller's commands breaks the replay of runs recorded by an older worker.
  *
- *   npx tsx scripts/record-histories.ts
+ *   npx tsx scripts/record-histories.ts <generation>     e.g. 2-fast-steps
  *
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
@@ -23,7 +23,12 @@ import { startSimulatedLlm } from '../src/simllm/server';
 import { TASKS } from '../src/tasks/registry';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 
-const OUT_DIR = fileURLToPath(new URL('../test/fixtures/histories/', import.meta.url));
+const GENERATION = process.argv[2];
+if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION)) {
+  console.error('usage: npx tsx scripts/record-histories.ts <generation>   (e.g. 2-fast-steps: a number, then what changed)');
+  process.exit(2);
+}
+const OUT_DIR = fileURLToPath(new URL(`../test/fixtures/histories/${GENERATION}/`, import.meta.url));
 const SEED = 3;
 const log = (line: string) => process.stderr.write(`[record-histories] ${line}\n`);
 

@@ -232,11 +232,14 @@ describe('an encrypted run', () => {
     }
     // Every payload (input, activity inputs and results, local activity markers, the result) is encrypted.
     const payloads = payloadsOf(history.events);
-    // The one exception: SDK Core writes a local activity marker's bookkeeping (`details.data`: seq,
+    // The exceptions: SDK Core writes a local activity marker's bookkeeping (`details.data`: seq,
     // attempt, activity id and type, times) itself, past the codec; the step's result (`details.result`) is encrypted.
+    // Likewise a patch marker's data: the patch id and whether it is deprecated.
     const bookkeeping = ['seq', 'attempt', 'activity_id', 'activity_type', 'complete_time', 'backoff', 'original_schedule_time'];
+    const keysOf = (p: Payload) => Object.keys(JSON.parse(utf8(p.data)) as object);
     const isMarkerBookkeeping = (p: { path: string; payload: Payload }) =>
-      /markerRecordedEventAttributes\.details\.data\.payloads\.\d+$/.test(p.path) && Object.keys(JSON.parse(utf8(p.payload.data)) as object).every((k) => bookkeeping.includes(k));
+      (/markerRecordedEventAttributes\.details\.data\.payloads\.\d+$/.test(p.path) && keysOf(p.payload).every((k) => bookkeeping.includes(k))) ||
+      (/markerRecordedEventAttributes\.details\.patch-data\.payloads\.\d+$/.test(p.path) && keysOf(p.payload).every((k) => ['id', 'deprecated'].includes(k)));
     const clear = payloads.filter((p) => utf8(p.payload.metadata!.encoding) !== ENCRYPTED_ENCODING && !isMarkerBookkeeping(p)).map((p) => p.path);
     expect(clear).toEqual([]);
     const encrypted = payloads.filter((p) => utf8(p.payload.metadata!.encoding) === ENCRYPTED_ENCODING);

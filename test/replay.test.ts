@@ -9,21 +9,25 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Grs } from '../src/grs/types';
 import { rebuildGrs } from '../src/inspect/rebuild';
 import type { HumanScores, RunResult } from '../src/run/request';
+import { FAST_STEPS_PATCH } from '../workflows/got';
 import { bundleGotWorkflows } from '../worker/create';
 
 /**
- * Replay safety: the histories in test/fixtures/histories were recorded by real runs of an
- * earlier build of the Controller (scripts/record-histories.ts). Every one must still replay
- * without a nondeterminism error against the current workflow code, or a worker upgrade would
- * break every run in flight. Re-record only with a deliberate, versioned (patched) change.
+ * Replay safety: the histories in test/fixtures/histories were recorded by real runs of earlier
+ * builds of the Controller (scripts/record-histories.ts), one folder per generation: each
+ * deliberate, patched change of the workflow adds a generation and keeps the older ones. Every
+ * history must still replay without a nondeterminism error against the current workflow code, or a
+ * worker upgrade would break every run in flight.
  */
 
 type History = temporal.api.history.v1.IHistory;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url));
+/** Recorded before FAST_STEPS_PATCH (request parsed in the workflow, local activities for checks), then with it. */
+const GENERATIONS = ['1-before-fast-steps', '2-fast-steps'];
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
-const EXPECTED = [
+const RUNS = [
   'doc-merge-got-4',
   'doc-merge-got2-4',
   'keyword-counting-got4-8',
@@ -32,12 +36,19 @@ const EXPECTED = [
   'sorting-got-32-failed',
   'sorting-human-32',
 ];
+const EXPECTED = GENERATIONS.flatMap((g) => RUNS.map((r) => `${g}/${r}`));
 
-const fixtures: { name: string; history: History }[] = readdirSync(FIXTURES)
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => ({ name: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(readFileSync(`${FIXTURES}${f}`, 'utf8'))) }))
-  .sort((a, b) => (a.name < b.name ? -1 : 1));
+const fixtures: { name: string; history: History }[] = GENERATIONS.flatMap((g) =>
+  readdirSync(`${FIXTURES}${g}`)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => ({ name: `${g}/${f.replace(/\.json$/, '')}`, history: historyFromJSON(JSON.parse(readFileSync(`${FIXTURES}${g}/${f}`, 'utf8'))) })),
+).sort((a, b) => (a.name < b.name ? -1 : 1));
 const fixture = (name: string) => fixtures.find((f) => f.name === name)!.history;
+const patchesOf = (history: History): string[] =>
+  history.events!.flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.markerName === 'core_patch' ? e.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0] : undefined;
+    return data ? [defaultPayloadConverter.fromPayload<{ id: string }>(data).id] : [];
+  });
 
 const lastEvent = (history: History): HistoryEvent => history.events!.at(-1)!;
 const completedResult = (history: History): RunResult | undefined => {
@@ -56,7 +67,7 @@ beforeAll(async () => {
 });
 
 describe('recorded histories replay against the current Controller', () => {
-  it('has a fixture for every task\'s GoT scheme, a failed run and a human-scored run', () => {
+  it('has, in every generation, a fixture for every task\'s GoT scheme, a failed run and a human-scored run', () => {
     expect(fixtures.map((f) => f.name)).toEqual(EXPECTED);
     for (const { name, history } of fixtures) {
       expect(history.events!.length, name).toBeGreaterThan(10);
@@ -75,6 +86,16 @@ describe('recorded histories replay against the current Controller', () => {
     for (const r of results) expect(r.error?.message, r.workflowId).toBeUndefined();
   });
 
+  it('covers both paths of the Controller: runs recorded before FAST_STEPS_PATCH and runs recorded with it', () => {
+    const localChecks = (history: History) => history.events!.filter((e) => /^(scoreThoughts|validateThoughts|checkGroundTruth)$/.test(localActivityType(e) ?? '')).length;
+    for (const { name, history } of fixtures) {
+      expect(patchesOf(history), name).toEqual(name.startsWith('1-') ? [] : [FAST_STEPS_PATCH]);
+      // With the patch, thoughts are checked by the LLM step that made them: no local activity does it.
+      if (!name.startsWith('1-')) expect(localChecks(history), name).toBe(0);
+    }
+    expect(localChecks(fixture('1-before-fast-steps/sorting-got-32'))).toBeGreaterThan(3);
+  });
+
   it.each(EXPECTED.filter((n) => !n.endsWith('-failed')))('rebuilds the GRS of %s from its history, equal to the GRS the run returned', async (name) => {
     const history = fixture(name);
     const result = completedResult(history);
@@ -86,8 +107,8 @@ describe('recorded histories replay against the current Controller', () => {
     expect(grs.calls.length).toBeGreaterThan(0);
   });
 
-  it('rebuilds the partial GRS of the failed run, naming the operation the run failed in', async () => {
-    const history = fixture('sorting-got-32-failed');
+  it.each(GENERATIONS)('rebuilds the partial GRS of the failed run (%s), naming the operation the run failed in', async (generation) => {
+    const history = fixture(`${generation}/sorting-got-32-failed`);
     const failure = lastEvent(history).workflowExecutionFailedEventAttributes?.failure;
     expect(failure?.message).toMatch(/^run failed in operation (\S+): .*401/);
     const failedOp = /^run failed in operation (\S+):/.exec(failure!.message!)![1];
@@ -101,8 +122,8 @@ describe('recorded histories replay against the current Controller', () => {
     expect(grs.operations.find((o) => o.id === 'final')!.status).toBe('pending');
   });
 
-  it('rebuilds the human scores from the accepted update', async () => {
-    const history = fixture('sorting-human-32');
+  it.each(GENERATIONS)('rebuilds the human scores from the accepted update (%s)', async (generation) => {
+    const history = fixture(`${generation}/sorting-human-32`);
     const accepted = history.events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
     expect(accepted).toHaveLength(1);
     const sent = defaultPayloadConverter.fromPayload<HumanScores>(accepted[0]!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0]!);
@@ -120,7 +141,7 @@ describe('the replay test catches an incompatible Controller', () => {
     const reordered = await bundleWorkflowCode({ workflowsPath: REORDERED_WORKFLOW, logger: quietLogger });
     const results = [];
     for await (const r of Worker.runReplayHistories({ workflowBundle: reordered, replayName: 'replay-reordered', sinks: noSinks }, [
-      { workflowId: 'sorting-got-32', history: fixture('sorting-got-32') },
+      { workflowId: 'sorting-got-32', history: fixture('2-fast-steps/sorting-got-32') },
     ])) {
       results.push(r);
     }
@@ -129,9 +150,16 @@ describe('the replay test catches an incompatible Controller', () => {
     expect(error).toBeInstanceOf(DeterminismViolationError);
     expect(error!.message).toMatch(/nondeterminism/i);
     // The same history replays cleanly against the real Controller (see above), so the alteration is what broke it.
-    await expect(Worker.runReplayHistory({ workflowBundle: reordered, replayName: 'replay-reordered-single', sinks: noSinks }, fixture('sorting-got-32'))).rejects.toThrow(DeterminismViolationError);
+    await expect(Worker.runReplayHistory({ workflowBundle: reordered, replayName: 'replay-reordered-single', sinks: noSinks }, fixture('2-fast-steps/sorting-got-32'))).rejects.toThrow(DeterminismViolationError);
   });
 });
+
+/** The activity type of a local activity's marker (Core writes it in the marker's bookkeeping). */
+function localActivityType(e: HistoryEvent): string | undefined {
+  const m = e.markerRecordedEventAttributes;
+  const data = m?.markerName === 'core_local_activity' ? m.details?.data?.payloads?.[0] : undefined;
+  return data ? defaultPayloadConverter.fromPayload<{ activity_type?: string }>(data).activity_type : undefined;
+}
 
 const quietLogger = {
   log: () => undefined,

@@ -5,6 +5,7 @@ import {
   condition,
   defineQuery,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   proxySinks,
@@ -13,15 +14,15 @@ import {
   type ActivityOptions,
   type Sinks,
 } from '@temporalio/workflow';
-import type { CallReport, GotActivities, LlmStep } from '../activities';
-import { validateGoO, ValidationError, parseOrThrow, type AnalyzedGoO } from '../src/goo/validate';
-import { callsLlm, type Operation, type OperationOf, type Scorer } from '../src/goo/schema';
+import type { CallReport, GotActivities, LlmStep, LocalCheck, LocalChecks, PreparedRun } from '../activities';
+import { analyzeGoO, callsLlm, ValidationError, type AnalyzedGoO } from '../src/goo/graph';
+import type { Operation, OperationOf, Scorer } from '../src/goo/schema';
 import { GrsRecorder, type GrsFact, type NewThought } from '../src/grs/recorder';
 import { bestThought, finalThoughts } from '../src/grs/analysis';
 import type { Grs, LlmCall, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
-import { RunRequest, type Progress, type RunRequestInput, type RunResult } from '../src/run/request';
-import { taskIdOf } from '../src/tasks/declarative/schema';
+import type { Progress, RunRequest, RunRequestInput, RunResult } from '../src/run/request';
+import { taskIdOf } from '../src/tasks/task-ref';
 import { hashSeed } from '../src/util/random';
 import { HumanScoring } from './human-scores';
 import { markFinished, markStarted, showProgress } from './web-ui';
@@ -47,6 +48,15 @@ export interface GrsReplaySinks extends Sinks {
 }
 const { grsReplay } = proxySinks<GrsReplaySinks>();
 
+/**
+ * Runs recorded from this change on leave checking the request to the worker (the schema library
+ * stays out of the workflow, whose modules are evaluated again for every run), check new thoughts
+ * inside the LLM step that produced them and take a free call slot without waiting a turn: one
+ * workflow activation per dependent step instead of two. Runs recorded before it replay on the old
+ * path, which stays as it was (`test/replay.test.ts`).
+ */
+export const FAST_STEPS_PATCH = 'fast-steps';
+
 export const progressQuery = defineQuery<Progress>('progress');
 export const grsQuery = defineQuery<Grs>('grs');
 
@@ -57,32 +67,55 @@ export const grsQuery = defineQuery<Grs>('grs');
  * task-specific local steps (scores, validity, ground truth) are local activities.
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
-  const { request, analyzed } = parseRequest(input);
-  // Facts are passed out only while replaying: that is how `inspect` rebuilds the GRS from history.
-  const grs = new GrsRecorder((fact) => {
-    if (workflowInfo().unsafe.isReplaying) grsReplay.fact(fact);
-  }).init(taskIdOf(request.task), request.goo.operations, analyzed.sinks);
-  const running = new Set<string>();
+  const fast = patched(FAST_STEPS_PATCH);
   const humans = new HumanScoring();
-  setHandler(grsQuery, () => grs.snapshot());
-  setHandler(progressQuery, () => progressOf(grs, analyzed, running, humans.awaiting));
-  const progressChanged = () => showProgress(grs, analyzed.order.length, running, humans.awaiting);
-  markStarted(request);
-
   const local = proxyLocalActivities<GotActivities>({
     startToCloseTimeout: '30s',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['ValidationError'] },
   });
+  /** Checks the request against its task and makes the root thought, before any LLM money is spent. */
+  async function prepare(checked: unknown): Promise<PreparedRun> {
+    try {
+      return await local.prepareRun(checked);
+    } catch (error) {
+      markFinished(isCancellation(error) ? 'cancelled' : 'failed', 0, undefined);
+      throw fast ? asRunFailure(error) : error;
+    }
+  }
+
+  // Queries are answered from the start, while the worker is still checking the request.
+  let ready: { grs: GrsRecorder; analyzed: AnalyzedGoO } | undefined;
+  const running = new Set<string>();
+  setHandler(grsQuery, () => (ready?.grs ?? preparingGrs(input)).snapshot());
+  setHandler(progressQuery, () => (ready ? progressOf(ready.grs, ready.analyzed, running, humans.awaiting) : preparingProgress(input)));
+
+  let prepared: PreparedRun | undefined;
+  let request: RunRequest;
+  let analyzed: AnalyzedGoO;
+  if (fast) {
+    prepared = await prepare(input);
+    request = { ...prepared.request!, problem: input.problem } as RunRequest;
+    analyzed = analyzeGoO(request.goo);
+  } else ({ request, analyzed } = await parseRequestHere(input, humans));
+  // Facts are passed out only while replaying: that is how `inspect` rebuilds the GRS from history.
+  const grs = new GrsRecorder((fact) => {
+    if (workflowInfo().unsafe.isReplaying) grsReplay.fact(fact);
+  }).init(taskIdOf(request.task), request.goo.operations, analyzed.sinks);
+  ready = { grs, analyzed };
+  const progressChanged = () => showProgress(grs, analyzed.order.length, running, humans.awaiting);
+  markStarted(request);
+
   const llmOptions: ActivityOptions = {
     // A cancelled run ends at once; each running LLM call learns of the cancel at its next heartbeat and aborts its request.
     cancellationType: ActivityCancellationType.TRY_CANCEL,
-    startToCloseTimeout: `${request.llm.timeoutSeconds}s`,
+    // Durations in milliseconds: the SDK parses duration strings again for every activity it schedules.
+    startToCloseTimeout: request.llm.timeoutSeconds * 1000,
     // A worker that dies mid-call is noticed within this, not after the whole call timeout.
-    heartbeatTimeout: `${request.llm.heartbeatSeconds}s`,
+    heartbeatTimeout: request.llm.heartbeatSeconds * 1000,
     retry: {
-      initialInterval: '1s',
+      initialInterval: 1_000,
       backoffCoefficient: 2,
-      maximumInterval: '60s',
+      maximumInterval: 60_000,
       maximumAttempts: request.llm.maxAttempts,
       nonRetryableErrorTypes: ['LlmRequestRejected', 'ValidationError', 'PromptError'],
     },
@@ -91,17 +124,19 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   // The Web UI lists each LLM call by this line: which operation, what for, from which thoughts.
   const summarised = (summary: string): ActivityOptions => ({ ...llmOptions, summary: summary.length > 200 ? `${summary.slice(0, 199)}…` : summary });
 
-  // Refuse a bad problem or a GoO the task cannot serve before any LLM money is spent.
-  let prepared: Awaited<ReturnType<typeof local.prepareRun>>;
-  try {
-    prepared = await local.prepareRun(request);
-  } catch (error) {
-    markFinished(isCancellation(error) ? 'cancelled' : 'failed', grs, undefined);
-    throw error;
-  }
+  prepared ??= await prepare(request);
   const { rootState, higherIsBetter } = prepared;
   const root = grs.addRoot(rootState);
   const localStep = (thoughts: Thought[]) => ({ task: request.task, problem: request.problem, states: thoughts.map((t) => t.state) });
+  const checks = fast ? localChecksOf(request.goo.operations) : [];
+  /** Local checks of the thoughts LLM steps produced, by thought id (see FAST_STEPS_PATCH). */
+  const checked = new Map<string, LocalChecks>();
+  /** Every input's value of one check when the steps that made them computed it; else undefined (a local activity computes them). */
+  function known<K extends keyof LocalChecks>(inputs: Thought[], key: K): NonNullable<LocalChecks[K]>[] | undefined {
+    if (!fast) return undefined;
+    const values = inputs.map((t) => checked.get(t.id)?.[key]);
+    return values.every((v) => v !== undefined) ? (values as NonNullable<LocalChecks[K]>[]) : undefined;
+  }
 
   const budgetLeft = (): boolean => {
     const { costUsd, promptTokens, completionTokens } = grs.spent;
@@ -114,8 +149,9 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   let callsInFlight = 0;
   /** Holds an LLM call until fewer than `maxConcurrentCalls` are in flight, so a huge fan-out queues instead of failing. */
   async function withCallSlot<T>(call: () => Promise<T>): Promise<T> {
+    const free = () => callsInFlight < request.llm.maxConcurrentCalls && ++callsInFlight > 0;
     // The predicate takes the slot itself: waiting conditions are all checked before any awaiting code resumes.
-    await condition(() => callsInFlight < request.llm.maxConcurrentCalls && ++callsInFlight > 0);
+    if (!(fast && free())) await condition(free);
     try {
       return await call();
     } finally {
@@ -138,6 +174,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       samples: n,
       llm: request.llm,
       seed,
+      ...(checks.length ? { checks } : {}),
     });
     // Batched: one call asks for all k samples (n = k, the prompt paid once). Per sample: k calls of one
     // sample each, run in parallel (for endpoints without `n`, or to spread one fan-out over workers).
@@ -148,13 +185,16 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     const results = await Promise.all(calls.map((c) => withCallSlot(() => llm.callLlm.executeWithOptions(summarised(c.summary), [c.step]))));
     // Thoughts are named after their position among all samples, however many calls produced them.
     const created: NewThought[] = [];
+    const createdChecks: (LocalChecks | undefined)[] = [];
     const recorded = results.map((result, i) => {
       const call = recordCall(op, clock, calls[i]!.key, purpose, parents, calls[i]!.step.samples, result);
       const mine = result.answers.flat().map((a) => ({ ...a, parents, callId: call.id }));
       created.push(...mine);
+      createdChecks.push(...(result.checks?.flat() ?? mine.map(() => undefined)));
       return { call, count: mine.length };
     });
     const thoughts = grs.addThoughts(op.id, key, created);
+    thoughts.forEach((t, i) => createdChecks[i] && checked.set(t.id, createdChecks[i]));
     let next = 0;
     for (const { call, count } of recorded) {
       grs.linkCallOutputs(call.id, thoughts.slice(next, next + count).map((t) => t.id));
@@ -208,8 +248,12 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       for (const t of inputs) grs.setScore(t.id, scores.scores[t.id]!);
       notes.set(op.id, `scored by ${scores.by ?? 'a person'}`);
     } else if (scorer.fallback === 'local') {
-      const { values, at } = await local.scoreThoughts(localStep(inputs));
-      clock.saw(at);
+      let values = known(inputs, 'score');
+      if (!values) {
+        const scored = await local.scoreThoughts(localStep(inputs));
+        clock.saw(scored.at);
+        values = scored.values;
+      }
       inputs.forEach((t, i) => grs.setScore(t.id, values[i]!));
       notes.set(op.id, `no human scores within ${scorer.timeoutSeconds}s: scored locally`);
     } else notes.set(op.id, `no human scores within ${scorer.timeoutSeconds}s: left unscored`);
@@ -221,8 +265,12 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       inputs.map(async (start, i) => {
         let current = start;
         for (let attempt = 0; ; attempt++) {
-          const { values: [valid], at } = await local.validateThoughts(localStep([current]));
-          clock.saw(at);
+          let valid = known([current], 'valid')?.[0];
+          if (valid === undefined) {
+            const checkedNow = await local.validateThoughts(localStep([current]));
+            clock.saw(checkedNow.at);
+            valid = checkedNow.values[0]!;
+          }
           grs.setValidity(current.id, valid!, valid ? undefined : 'failed validation');
           if (valid || attempt >= op.tries) return current;
           const [improved] = await askLlm(op, clock, `${i}-${attempt}`, 'improve', [current], 1);
@@ -231,6 +279,30 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
         }
       }),
     );
+  }
+
+  /** The operation's output thoughts when it needs no activity; undefined when it does. */
+  function executeNow(op: Operation, inputs: Thought[]): Thought[] | undefined {
+    switch (op.type) {
+      case 'keepBestN':
+        return keepBestN(inputs, op.n, op.higherIsBetter);
+      case 'keepValidOnly':
+        return keepValidOnly(inputs);
+      case 'selector':
+        return select(inputs, op.where);
+      case 'score': {
+        const scores = op.scorer.kind === 'local' ? known(inputs, 'score') : undefined;
+        scores?.forEach((score, i) => grs.setScore(inputs[i]!.id, score));
+        return scores && inputs;
+      }
+      case 'groundTruth': {
+        const solved = known(inputs, 'solved');
+        solved?.forEach((ok, i) => grs.setSolved(inputs[i]!.id, ok));
+        return solved && inputs;
+      }
+      default:
+        return undefined;
+    }
   }
 
   async function execute(op: Operation, clock: OpClock, inputs: Thought[]): Promise<Thought[]> {
@@ -252,15 +324,23 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
           await Promise.all(inputs.map((t, i) => (t.valid ? judge(op, clock, scorer, String(i), t) : undefined)));
           return inputs;
         }
-        const { values: scores, at } = await local.scoreThoughts(localStep(inputs));
-        clock.saw(at);
+        let scores = known(inputs, 'score');
+        if (!scores) {
+          const scored = await local.scoreThoughts(localStep(inputs));
+          clock.saw(scored.at);
+          scores = scored.values;
+        }
         inputs.forEach((t, i) => grs.setScore(t.id, scores[i]!));
         return inputs;
       }
       case 'groundTruth': {
         if (!inputs.length) return [];
-        const { values: solved, at } = await local.checkGroundTruth(localStep(inputs));
-        clock.saw(at);
+        let solved = known(inputs, 'solved');
+        if (!solved) {
+          const checkedNow = await local.checkGroundTruth(localStep(inputs));
+          clock.saw(checkedNow.at);
+          solved = checkedNow.values;
+        }
         inputs.forEach((t, i) => grs.setSolved(t.id, solved[i]!));
         return inputs;
       }
@@ -292,33 +372,42 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     // clock after a local activity differs by a millisecond between a run and its replay.
     const clock = opClock(Math.max(runStart, ...op.inputs.map((i) => endedAt.get(i)!)));
     grs.startOperation(id, inputs.map((t) => t.id), clock.at);
-    execute(op, clock, inputs).then(
-      (out) => {
-        running.delete(id);
-        const ids = out.map((t) => t.id);
-        outputs.set(id, ids);
-        endedAt.set(id, clock.at);
-        // An LLM operation that had inputs yet produced nothing was starved by the budget.
-        const starved = callsLlm(op) && inputs.length > 0 && out.length === 0 && grs.budgetExhausted;
-        grs.finishOperation(id, ids, clock.at, starved ? 'skipped' : 'done', starved ? 'budget exhausted' : notes.get(id));
-        for (const next of analyzed.successors.get(id)!) {
-          if (!running.has(next) && !outputs.has(next) && analyzed.byId.get(next)!.inputs.every((i) => outputs.has(i))) launch(next);
-        }
-        // After the successors started, so the details name what runs now.
+    const settle = (out: Thought[]) => {
+      running.delete(id);
+      const ids = out.map((t) => t.id);
+      outputs.set(id, ids);
+      endedAt.set(id, clock.at);
+      // An LLM operation that had inputs yet produced nothing was starved by the budget.
+      const starved = callsLlm(op) && inputs.length > 0 && out.length === 0 && grs.budgetExhausted;
+      grs.finishOperation(id, ids, clock.at, starved ? 'skipped' : 'done', starved ? 'budget exhausted' : notes.get(id));
+      for (const next of analyzed.successors.get(id)!) {
+        if (!running.has(next) && !outputs.has(next) && analyzed.byId.get(next)!.inputs.every((i) => outputs.has(i))) launch(next);
+      }
+      // After the successors started, so the details name what runs now.
+      progressChanged();
+    };
+    const fail = (error: unknown) => {
+      running.delete(id);
+      if (isCancellation(error)) {
+        grs.finishOperation(id, [], clock.at, 'cancelled', 'the run was cancelled');
         progressChanged();
-      },
-      (error: unknown) => {
-        running.delete(id);
-        if (isCancellation(error)) {
-          grs.finishOperation(id, [], clock.at, 'cancelled', 'the run was cancelled');
-          progressChanged();
-          return;
-        }
-        grs.finishOperation(id, [], clock.at, 'failed', rootCause(error));
-        failure ??= { operation: id, error };
-        progressChanged();
-      },
-    );
+        return;
+      }
+      grs.finishOperation(id, [], clock.at, 'failed', rootCause(error));
+      failure ??= { operation: id, error };
+      progressChanged();
+    };
+    // With FAST_STEPS_PATCH, a step that needs no activity (a filter, or checks its inputs' LLM steps
+    // made) finishes at once: no promise, so successors start in the same turn.
+    let now: Thought[] | undefined;
+    try {
+      now = fast ? executeNow(op, inputs) : undefined;
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (now) settle(now);
+    else execute(op, clock, inputs).then(settle, fail);
   }
 
   for (const id of analyzed.order) if (analyzed.byId.get(id)!.inputs.length === 0) launch(id);
@@ -329,17 +418,17 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     if (!isCancellation(error)) throw error;
     // The cancelled operations settle at once (TRY_CANCEL): wait for them so the partial GRS records how each ended.
     await CancellationScope.nonCancellable(() => condition(() => running.size === 0));
-    markFinished('cancelled', grs, undefined);
+    markFinished('cancelled', grs.spent.costUsd, undefined);
     throw error;
   }
   if (failure !== undefined) {
-    markFinished('failed', grs, undefined);
+    markFinished('failed', grs.spent.costUsd, undefined);
     throw ApplicationFailure.nonRetryable(`run failed in operation ${failure.operation}: ${rootCause(failure.error)}`, 'RunFailed');
   }
 
   const snapshot = grs.snapshot();
   const best = bestThought(snapshot, higherIsBetter);
-  markFinished('completed', grs, best?.score);
+  markFinished('completed', grs.spent.costUsd, best?.score);
   return fitPayloadLimit({ task: taskIdOf(request.task), labels: request.labels, final: finalThoughts(snapshot), ...(best ? { best } : {}), grs: snapshot });
 }
 
@@ -357,7 +446,16 @@ export function fitPayloadLimit(result: RunResult): RunResult {
   return { ...result, grs: { ...result.grs, thoughts, statesOmitted: true } };
 }
 
-function parseRequest(input: RunRequestInput): { request: RunRequest; analyzed: AnalyzedGoO } {
+/**
+ * How runs recorded before FAST_STEPS_PATCH read their request: parsed here, with the schema
+ * library loaded for them only (webpack keeps an eager import in the bundle, evaluated on first use).
+ */
+async function parseRequestHere(input: RunRequestInput, humans: HumanScoring): Promise<{ request: RunRequest; analyzed: AnalyzedGoO }> {
+  const [{ RunRequest, HumanScores }, { parseOrThrow, validateGoO }] = await Promise.all([
+    import(/* webpackMode: "eager" */ '../src/run/request'),
+    import(/* webpackMode: "eager" */ '../src/goo/validate'),
+  ]);
+  humans.useSchema(HumanScores);
   try {
     const request = parseOrThrow(RunRequest, input, 'run request');
     return { request, analyzed: validateGoO(request.goo) };
@@ -366,6 +464,47 @@ function parseRequest(input: RunRequestInput): { request: RunRequest; analyzed: 
     if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, 'ValidationError', e.issues);
     throw e;
   }
+}
+
+/** A request the worker refused fails the run as a ValidationError naming the fields, like one refused here. */
+function asRunFailure(error: unknown): unknown {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === 'ValidationError') return ApplicationFailure.nonRetryable(cause.message, 'ValidationError', ...((cause.details as unknown[]) ?? []));
+  return error;
+}
+
+/** The task's local checks a GoO uses, so its LLM steps compute them on each new thought. */
+function localChecksOf(operations: readonly Operation[]): LocalCheck[] {
+  const used = new Set<LocalCheck>();
+  for (const op of operations) {
+    if (op.type === 'score' && (op.scorer.kind === 'local' || (op.scorer.kind === 'human' && op.scorer.fallback === 'local'))) used.add('score');
+    if (op.type === 'groundTruth') used.add('groundTruth');
+    if (op.type === 'validateAndImprove') used.add('validate');
+  }
+  return [...used];
+}
+
+/** The progress of a run whose request is still being checked: nothing done yet. */
+function preparingProgress(input: RunRequestInput): Progress {
+  const operations = (input as { goo?: { operations?: unknown } } | null)?.goo?.operations;
+  return {
+    operationsDone: 0,
+    operationsTotal: Array.isArray(operations) ? operations.length : 0,
+    running: [],
+    awaitingHumanScores: [],
+    llmCalls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    costUsd: 0,
+    budgetExhausted: false,
+  };
+}
+
+/** The GRS of a run whose request is still being checked: no thoughts yet. */
+function preparingGrs(input: RunRequestInput): GrsRecorder {
+  const task = (input as { task?: unknown } | null)?.task;
+  const id = typeof task === 'string' ? task : typeof (task as { id?: unknown } | null)?.id === 'string' ? (task as { id: string }).id : 'unknown';
+  return new GrsRecorder().init(id, [], []);
 }
 
 function progressOf(grs: GrsRecorder, analyzed: AnalyzedGoO, running: Set<string>, awaitingHumanScores: string[]): Progress {

@@ -1,6 +1,8 @@
 import { condition, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
 import type { Thought } from '../src/grs/types';
-import { HumanScores, type PendingHumanScore } from '../src/run/request';
+import type { HumanScores, PendingHumanScore } from '../src/run/request';
+
+type HumanScoresSchema = typeof import('../src/run/request').HumanScores;
 
 export const scoreThoughtsUpdate = defineUpdate<{ accepted: number }, [HumanScores]>('scoreThoughts');
 export const pendingHumanScoresQuery = defineQuery<PendingHumanScore[]>('pendingHumanScores');
@@ -13,6 +15,8 @@ export const pendingHumanScoresQuery = defineQuery<PendingHumanScore[]>('pending
 export class HumanScoring {
   private readonly pending = new Map<string, PendingHumanScore>();
   private readonly received = new Map<string, HumanScores>();
+  /** Loaded by the first human operation: runs without one never evaluate the schema library (see FAST_STEPS_PATCH). */
+  private schema?: HumanScoresSchema;
 
   constructor() {
     setHandler(pendingHumanScoresQuery, () => [...this.pending.values()]);
@@ -23,8 +27,13 @@ export class HumanScoring {
     return [...this.pending.keys()];
   }
 
+  useSchema(schema: HumanScoresSchema): void {
+    this.schema = schema;
+  }
+
   /** Waits for a person's scores until the timeout; undefined when none came in time. */
   async await(operationId: string, thoughts: Thought[], timeoutSeconds: number): Promise<HumanScores | undefined> {
+    this.schema ??= (await import(/* webpackMode: "eager" */ '../src/run/request')).HumanScores;
     this.pending.set(operationId, {
       operationId,
       thoughts: thoughts.map((t) => ({ id: t.id, state: t.state })),
@@ -39,7 +48,9 @@ export class HumanScoring {
   }
 
   private validate(input: HumanScores): void {
-    const parsed = HumanScores.safeParse(input);
+    // No schema yet means no human operation has started: nothing waits for scores.
+    if (!this.schema) throw new Error(`operation "${String((input as Partial<HumanScores> | null)?.operationId)}" is not waiting for human scores (waiting: none)`);
+    const parsed = this.schema.safeParse(input);
     if (!parsed.success) throw new Error(`invalid scores: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const waiting = this.pending.get(input.operationId);
     if (!waiting) throw new Error(`operation "${input.operationId}" is not waiting for human scores (waiting: ${this.awaiting.join(', ') || 'none'})`);

@@ -2,7 +2,7 @@ import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow'
 import type { GrsRecorder } from '../src/grs/recorder';
 import type { RunRequest } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES, type RunStatus } from '../src/run/search-attributes';
-import { taskIdOf } from '../src/tasks/declarative/schema';
+import { taskIdOf } from '../src/tasks/task-ref';
 
 /**
  * What the Web UI shows of a run besides its history: typed search attributes to filter runs by,
@@ -18,11 +18,11 @@ export function markStarted(request: RunRequest): void {
   ]);
 }
 
-export function markFinished(status: Exclude<RunStatus, 'running'>, grs: GrsRecorder, bestScore: number | undefined): void {
+export function markFinished(status: Exclude<RunStatus, 'running'>, costUsdSpent: number, bestScore: number | undefined): void {
   const { status: statusKey, costUsd, bestScore: bestKey } = GOT_SEARCH_ATTRIBUTES;
   upsertSearchAttributes([
     { key: statusKey, value: status },
-    { key: costUsd, value: round(grs.spent.costUsd) },
+    { key: costUsd, value: round(costUsdSpent) },
     ...(bestScore !== undefined ? [{ key: bestKey, value: bestScore }] : []),
   ]);
 }

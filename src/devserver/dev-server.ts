@@ -102,6 +102,10 @@ function devServerArgs(o: ResolvedOptions): string[] {
   // An activity scheduled by a workflow task goes straight back to the worker that completed it,
   // skipping a round trip through the task queue: the next LLM call starts sooner.
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
+  // One partition per task queue: with the default four, a task and an idle poller can sit in different
+  // partitions and wait for the server to forward one to the other. One machine needs no more.
+  args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1');
+  args.push('--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
   return args;
 }
 

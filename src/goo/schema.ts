@@ -6,13 +6,7 @@ import { z } from 'zod';
  * root thought. The schema is the type: everything else is inferred from it.
  */
 
-export const DEFAULT_LIMITS = {
-  /** Samples one LLM operation may request per input thought (the paper uses at most 25). */
-  maxBranches: 100,
-  maxOperations: 2000,
-  maxTries: 10,
-  maxScoreSamples: 20,
-} as const;
+export { DEFAULT_LIMITS } from './graph';
 
 const operationId = z
   .string()
@@ -131,12 +125,4 @@ export type GoOInput = z.input<typeof GoO>;
 export type OperationOf<T extends OperationType> = Extract<Operation, { type: T }>;
 export type Scorer = z.infer<typeof Scorer>;
 
-/** Operations that call the LLM: these become activities and count against the budget. */
-export const LLM_OPERATION_TYPES = ['generate', 'aggregate', 'improve', 'validateAndImprove'] as const;
-
-export function callsLlm(op: Operation): boolean {
-  return (
-    (LLM_OPERATION_TYPES as readonly string[]).includes(op.type) ||
-    (op.type === 'score' && op.scorer.kind === 'llm')
-  );
-}
+export { LLM_OPERATION_TYPES, callsLlm } from './graph';

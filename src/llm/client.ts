@@ -4,6 +4,7 @@ import { RateLimiter, type RateLimits } from './rate-limit';
 import type { Usage } from '../grs/types';
 import type { ChatMessage } from '../tasks/task';
 import { LlmResponseError } from './errors';
+import { createLlmFetch } from './http';
 
 export interface LlmEndpoint {
   baseURL: string;
@@ -46,7 +47,7 @@ export class LlmClient {
     readonly endpoint: LlmEndpoint,
     limits: RateLimits = {},
   ) {
-    this.openai = new OpenAI({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, maxRetries: 0, timeout: 10 * 60_000 });
+    this.openai = new OpenAI({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, maxRetries: 0, timeout: 10 * 60_000, fetch: createLlmFetch() });
     this.limiter = new RateLimiter(limits);
   }
 

@@ -12,6 +12,7 @@
  * garbage bodies, and empty, truncated, unparseable or refused answers. A retried request gets the
  * answers it would have got without the fault, so a run with faults ends as a run without them.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decode, encode } from 'gpt-tokenizer';
@@ -28,7 +29,10 @@ export interface SimLlmOptions {
   port?: number;
   /** Interface to listen on; 127.0.0.1 unless serving other machines (e.g. in docker-compose: 0.0.0.0). */
   host?: string;
-  /** Fixed delay before each answer. */
+  /**
+   * How long each request takes, from its arrival to its answer (the simulator's own work included,
+   * as a remote model's latency would): the benchmarks count on it being exact.
+   */
   latencyMs?: number;
   /** Extra uniform delay in [0, jitter), seeded. */
   latencyJitterMs?: number;
@@ -70,6 +74,8 @@ export interface SimRequestRecord {
   outcome?: 'answered' | 'status' | 'reset' | 'garbage' | 'abandoned';
   /** When it ended (ms since epoch). */
   endedAt?: number;
+  /** SHA-256 (hex) of the Authorization header: which key came, without the simulator keeping it. */
+  authorizationSha256?: string;
 }
 
 export interface SimulatedLlm {
@@ -206,7 +212,7 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
   };
 
   /** The completion for a parsed request; undefined when the client hung up before it was ready (nothing is counted then). */
-  async function complete(body: ChatBody, res: ServerResponse, fault: AnswerFault | undefined) {
+  async function complete(body: ChatBody, res: ServerResponse, fault: AnswerFault | undefined, arrivedAt: number) {
     const prompt = textOf(body.messages.filter((m) => m.role === 'user').at(-1)?.content);
     const recognised = recognise(prompt);
     if (!recognised) {
@@ -228,11 +234,12 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       return index === faulted ? applyAnswerFault(fault!, choice, kept, decode, encode) : { choice, tokens: kept.length };
     });
     const completionTokens = choices.reduce((sum, c) => sum + c.tokens, 0);
-    if (!(await waitUnlessGone(res, latencyMs + jitter() * jitterMs + perTokenMs * completionTokens))) return undefined;
+    const usage = { prompt_tokens: promptTokens(body.messages), completion_tokens: completionTokens };
+    const answerAt = arrivedAt + latencyMs + jitter() * jitterMs + perTokenMs * completionTokens;
+    if (!(await waitUnlessGone(res, Math.max(0, answerAt - Date.now())))) return undefined;
     if (fault) countFault(fault);
     stats.completions += choices.length;
     stats.byKind[recognised.kind] = (stats.byKind[recognised.kind] ?? 0) + 1;
-    const usage = { prompt_tokens: promptTokens(body.messages), completion_tokens: completionTokens };
     return {
       id: `chatcmpl-sim-${hashSeed(seed, body.seed ?? 0, prompt).toString(16)}`,
       object: 'chat.completion',
@@ -254,6 +261,8 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     }
     stats.requests++;
     const record: SimRequestRecord = { at: Date.now() };
+    const authorization = req.headers.authorization;
+    if (authorization) record.authorizationSha256 = createHash('sha256').update(authorization).digest('hex');
     log.push(record);
     const fault = plan.next();
     if (fault) record.fault = faultLabel(fault);
@@ -283,14 +292,16 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
         return;
       }
       const body = parseBody(raw);
+      let arrivedAt = record.at;
       if (fault?.kind === 'slow') {
         countFault(fault);
         if (!(await waitUnlessGone(res, fault.delayMs ?? DEFAULT_SLOW_MS))) {
           record.outcome = 'abandoned';
           return;
         }
+        arrivedAt = Date.now(); // a slow answer takes its delay on top of the usual latency
       }
-      const completion = await complete(body, res, fault && isAnswerFault(fault) ? fault : undefined);
+      const completion = await complete(body, res, fault && isAnswerFault(fault) ? fault : undefined, arrivedAt);
       record.outcome = completion ? 'answered' : 'abandoned';
       if (completion) sendJson(res, 200, completion);
     } catch (e) {

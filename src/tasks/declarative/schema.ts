@@ -196,11 +196,7 @@ export const TaskDeclaration = TaskDeclarationObject.superRefine(crossCheck).des
 export type TaskDeclaration = z.infer<typeof TaskDeclaration>;
 export type TaskDeclarationInput = z.input<typeof TaskDeclaration>;
 
-/** What a run request's `task` may be: a built-in task's id, or a declaration. */
-export type TaskRef = string | TaskDeclaration;
-
-/** The id a task goes by in the GRS, the Web UI and reports. */
-export const taskIdOf = (task: string | { id: string }): string => (typeof task === 'string' ? task : task.id);
+export { taskIdOf, type TaskRef } from '../task-ref';
 
 type Ctx = z.core.$RefinementCtx<z.infer<typeof TaskDeclarationObject>>;
 type Path = (string | number)[];

@@ -1,0 +1,7 @@
+import type { TaskDeclaration } from './declarative/schema';
+
+/** What a run request's `task` may be: a built-in task's id, or a declaration. */
+export type TaskRef = string | TaskDeclaration;
+
+/** The id a task goes by in the GRS, the Web UI and reports (kept apart from the schemas: workflows use it). */
+export const taskIdOf = (task: string | { id: string }): string => (typeof task === 'string' ? task : task.id);
