@@ -55,14 +55,29 @@ export function weightsOf(clauses: readonly Clause[]): Weights {
   const df = new Map<string, number>();
   for (const c of clauses) for (const w of c.words) df.set(w, (df.get(w) ?? 0) + 1);
   const n = Math.max(1, clauses.length);
-  return (word) => Math.log(1 + n / (df.get(word) ?? 1));
+  // Remembered per word: a merge is compared clause by clause with every source clause.
+  const known = new Map<string, number>();
+  return (word) => {
+    let w = known.get(word);
+    if (w === undefined) known.set(word, (w = Math.log(1 + n / (df.get(word) ?? 1))));
+    return w;
+  };
 }
 
 const UNIFORM: Weights = () => 1;
 
+/** Each clause's word mass, remembered per weighting (the same clauses are weighed again for every pair). */
+const masses = new WeakMap<Weights, WeakMap<ReadonlySet<string>, number>>();
+
 function mass(words: ReadonlySet<string>, weight: Weights): number {
-  let m = 0;
-  for (const w of words) m += weight(w);
+  let byWords = masses.get(weight);
+  if (!byWords) masses.set(weight, (byWords = new WeakMap()));
+  let m = byWords.get(words);
+  if (m === undefined) {
+    m = 0;
+    for (const w of words) m += weight(w);
+    byWords.set(words, m);
+  }
   return m;
 }
 
@@ -89,8 +104,22 @@ export interface Units {
   weight: Weights;
 }
 
+/** The last few sources' units: every step of a run (and every judge call) reads the same documents again. */
+const recentUnits = new Map<string, Units>();
+const RECENT_UNITS = 16;
+
 /** The distinct pieces of information in the sources, in order of first appearance. */
 export function informationUnits(sources: readonly string[]): Units {
+  const key = sources.join('\u0000');
+  const known = recentUnits.get(key);
+  if (known) return known;
+  const units = unitsOf(sources);
+  if (recentUnits.size >= RECENT_UNITS) recentUnits.delete(recentUnits.keys().next().value!);
+  recentUnits.set(key, units);
+  return units;
+}
+
+function unitsOf(sources: readonly string[]): Units {
   const clauses = sources.flatMap(clausesOf);
   const weight = weightsOf(clauses);
   const units: Clause[][] = [];
