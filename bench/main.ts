@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { measureFootprint, type FootprintRow } from './footprint';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
+import { measureStepCost } from './step-cost';
 
 /**
  * `npm run bench`: every number of BENCHMARKS.md, measured in one run on this machine, as ratios
@@ -19,7 +20,9 @@ const started = Date.now();
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`;
 
 log('overhead ratio…');
-const overhead = await measureOverhead([['sorting', 'got', 128], ['doc-merge', 'got', 4]], [50, 500], quick ? 1 : 3);
+const overhead = await measureOverhead([['sorting', 'got', 128], ['doc-merge', 'got', 4]], [50, 500], quick ? 1 : 5);
+log('cost of a dependent step…');
+const step = await measureStepCost(50, 8, quick ? 3 : 7);
 log('parallel speed-up…');
 const speedup = await measureSpeedup([['sorting', 'got', 128], ['doc-merge', 'got', 4]], 200);
 log('throughput…');
@@ -41,9 +44,22 @@ The critical path is the longest chain of dependent LLM calls (\`depth\`) times 
 call: no scheduler can finish a run faster. 1.00 would be a Controller that costs nothing.
 \`ratio\` uses the simulator's nominal latency; \`measuredRatio\` uses each call's latency as the
 worker measured it (the simulator's own work and HTTP included), so it isolates the Controller's
-overhead: scheduling round trips through the Temporal server between dependent calls.
+overhead: scheduling round trips through the Temporal server between dependent calls. Each row is
+the median of ${quick ? 1 : 5} runs after a warm-up; on 2 shared cores the runs spread by 10–20%.
 
 ${table(overhead)}
+
+## What a dependent step costs
+
+Where the time between two dependent LLM calls goes, read from the histories (server clock) and
+the GRS (the worker's clock around each call) of a chain of 8 single-sample calls at 50 ms, each
+on the one before (median over the steps of ${quick ? 3 : 7} runs). A chain's wall time is
+8 × (latency + this) plus the run's first and last workflow task: ${step.wallMs} ms here, ${step.perStepMs} ms
+per step in all, a ratio of ${Math.round((step.wallMs / 400) * 100) / 100}. A GoT run adds what its fan-outs cost: the calls
+of one level share the worker's event loop, and results that arrive while a workflow task runs
+wait for the next one.
+
+${table(step.rows)}
 
 ## Parallel speed-up
 

@@ -49,11 +49,11 @@ export interface GrsReplaySinks extends Sinks {
 const { grsReplay } = proxySinks<GrsReplaySinks>();
 
 /**
- * Runs recorded from this change on leave checking the request to the worker (the schema library
- * stays out of the workflow, whose modules are evaluated again for every run), check new thoughts
- * inside the LLM step that produced them and take a free call slot without waiting a turn: one
- * workflow activation per dependent step instead of two. Runs recorded before it replay on the old
- * path, which stays as it was (`test/replay.test.ts`).
+ * Runs started since this patch leave checking the request to the worker (the schema library stays
+ * out of the workflow, whose modules are evaluated again for every run), check new thoughts inside
+ * the LLM step that produced them, finish filters in the same turn and take a free call slot without
+ * waiting one: one workflow activation per dependent step instead of two (docs/decisions.md, 16).
+ * Runs recorded before it replay on the old path, which stays as it was (`test/replay.test.ts`).
  */
 export const FAST_STEPS_PATCH = 'fast-steps';
 
@@ -64,7 +64,8 @@ export const grsQuery = defineQuery<Grs>('grs');
  * The GoT Controller: interprets any valid GoO on one problem. Every operation starts as soon as
  * all its input operations are done, so independent branches run concurrently. LLM steps are
  * activities (retried, recorded in history); choosing among thoughts happens here, in pure code;
- * task-specific local steps (scores, validity, ground truth) are local activities.
+ * task-specific local checks (scores, validity, ground truth) run in the LLM step that made the
+ * thought, or in a local activity for thoughts no LLM step made.
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   const fast = patched(FAST_STEPS_PATCH);
@@ -284,12 +285,6 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   /** The operation's output thoughts when it needs no activity; undefined when it does. */
   function executeNow(op: Operation, inputs: Thought[]): Thought[] | undefined {
     switch (op.type) {
-      case 'keepBestN':
-        return keepBestN(inputs, op.n, op.higherIsBetter);
-      case 'keepValidOnly':
-        return keepValidOnly(inputs);
-      case 'selector':
-        return select(inputs, op.where);
       case 'score': {
         const scores = op.scorer.kind === 'local' ? known(inputs, 'score') : undefined;
         scores?.forEach((score, i) => grs.setScore(inputs[i]!.id, score));
@@ -301,7 +296,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
         return solved && inputs;
       }
       default:
-        return undefined;
+        return filter(op, inputs);
     }
   }
 
@@ -344,12 +339,8 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
         inputs.forEach((t, i) => grs.setSolved(t.id, solved[i]!));
         return inputs;
       }
-      case 'keepBestN':
-        return keepBestN(inputs, op.n, op.higherIsBetter);
-      case 'keepValidOnly':
-        return keepValidOnly(inputs);
-      case 'selector':
-        return select(inputs, op.where);
+      default:
+        return filter(op, inputs)!;
     }
   }
 
@@ -505,6 +496,20 @@ function preparingGrs(input: RunRequestInput): GrsRecorder {
   const task = (input as { task?: unknown } | null)?.task;
   const id = typeof task === 'string' ? task : typeof (task as { id?: unknown } | null)?.id === 'string' ? (task as { id: string }).id : 'unknown';
   return new GrsRecorder().init(id, [], []);
+}
+
+/** What a filter keeps (pure, in the workflow); undefined for any other operation. */
+function filter(op: Operation, inputs: Thought[]): Thought[] | undefined {
+  switch (op.type) {
+    case 'keepBestN':
+      return keepBestN(inputs, op.n, op.higherIsBetter);
+    case 'keepValidOnly':
+      return keepValidOnly(inputs);
+    case 'selector':
+      return select(inputs, op.where);
+    default:
+      return undefined;
+  }
 }
 
 function progressOf(grs: GrsRecorder, analyzed: AnalyzedGoO, running: Set<string>, awaitingHumanScores: string[]): Progress {
