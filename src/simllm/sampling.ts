@@ -15,6 +15,26 @@ export function poisson(random: Random, mean: number): number {
   return k;
 }
 
+/**
+ * An answer to a list task's split prompt: the input cut into `parts` numbered lists, each with a
+ * few mistakes (an element dropped, or changed by `alter`), about `mistakesPer16` per 16 elements.
+ */
+export function splitListsAnswer(input: readonly number[], parts: number, o: { mistakesPer16: number; alter: (x: number, random: Random) => number; fmt: (list: number[]) => string }): Answer {
+  const size = Math.ceil(input.length / parts);
+  return (random) => {
+    const lists = Array.from({ length: parts }, (_, p) => {
+      const part = input.slice(p * size, (p + 1) * size);
+      for (let n = poisson(random, (o.mistakesPer16 * part.length) / 16); n > 0 && part.length > 0; n--) {
+        const i = randomInt(random, part.length);
+        if (random() < 0.5) part.splice(i, 1);
+        else part[i] = o.alter(part[i]!, random);
+      }
+      return `"List ${p + 1}": ${o.fmt(part)}`;
+    });
+    return `{${lists.join(', ')}}`;
+  };
+}
+
 export const MALFORMED_PROBABILITY = 0.01;
 
 // No brackets or braces, so parsers find nothing to read.

@@ -4,7 +4,7 @@ import { fmt, SET_INTERSECTION_MARKERS } from '../tasks/set-intersection/prompts
 import { intersect } from '../tasks/set-intersection/score';
 import { hashSeed, randomInt, seededRandom, type Random } from '../util/random';
 import type { Answer } from './responders';
-import { poisson } from './sampling';
+import { poisson, splitListsAnswer } from './sampling';
 
 /**
  * Simulated answers to the set intersection prompts, for testing the machinery (it is not a claim
@@ -138,19 +138,7 @@ function improveAnswer(set1: number[], set2: number[], attempt: number[], prompt
 }
 
 function splitAnswer(input: number[], parts: number): Answer {
-  const size = Math.ceil(input.length / parts);
-  return (random) => {
-    const lists = Array.from({ length: parts }, (_, p) => {
-      const part = input.slice(p * size, (p + 1) * size);
-      for (let n = poisson(random, (SPLIT_MISTAKES_PER_16 * part.length) / 16); n > 0 && part.length > 0; n--) {
-        const i = randomInt(random, part.length);
-        if (random() < 0.5) part.splice(i, 1);
-        else part[i] = part[i]! + (random() < 0.5 ? -1 : 1);
-      }
-      return `"List ${p + 1}": ${fmt(part)}`;
-    });
-    return `{${lists.join(', ')}}`;
-  };
+  return splitListsAnswer(input, parts, { mistakesPer16: SPLIT_MISTAKES_PER_16, alter: (x, random) => x + (random() < 0.5 ? -1 : 1), fmt });
 }
 
 function mergeAnswer(a: number[], b: number[]): Answer {

@@ -3,7 +3,7 @@ import { lastListAfter, responderFor } from './prompt-input';
 import { fmt, SORTING_MARKERS } from '../tasks/sorting/prompts';
 import { randomInt, type Random } from '../util/random';
 import type { Answer } from './responders';
-import { poisson } from './sampling';
+import { poisson, splitListsAnswer } from './sampling';
 
 /**
  * Simulated answers to the sorting prompts: correct results with a random number of mistakes
@@ -98,19 +98,7 @@ function sortCotAnswer(input: number[]): Answer {
 }
 
 function splitAnswer(input: number[], parts: number): Answer {
-  const size = Math.ceil(input.length / parts);
-  return (random) => {
-    const lists = Array.from({ length: parts }, (_, p) => {
-      const part = input.slice(p * size, (p + 1) * size);
-      for (let n = poisson(random, (SPLIT_MISTAKES_PER_16 * part.length) / 16); n > 0 && part.length > 0; n--) {
-        const i = randomInt(random, part.length);
-        if (random() < 0.5) part.splice(i, 1);
-        else part[i] = neighbour(part[i]!, random);
-      }
-      return `"List ${p + 1}": ${fmt(part)}`;
-    });
-    return `{${lists.join(', ')}}`;
-  };
+  return splitListsAnswer(input, parts, { mistakesPer16: SPLIT_MISTAKES_PER_16, alter: neighbour, fmt });
 }
 
 function mergeAnswer(a: number[], b: number[]): Answer {
