@@ -319,23 +319,16 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
           await Promise.all(inputs.map((t, i) => (t.valid ? judge(op, clock, scorer, String(i), t) : undefined)));
           return inputs;
         }
-        let scores = known(inputs, 'score');
-        if (!scores) {
-          const scored = await local.scoreThoughts(localStep(inputs));
-          clock.saw(scored.at);
-          scores = scored.values;
-        }
+        // Scores the LLM steps already made were taken by executeNow: these thoughts need a local activity.
+        const { values: scores, at } = await local.scoreThoughts(localStep(inputs));
+        clock.saw(at);
         inputs.forEach((t, i) => grs.setScore(t.id, scores[i]!));
         return inputs;
       }
       case 'groundTruth': {
         if (!inputs.length) return [];
-        let solved = known(inputs, 'solved');
-        if (!solved) {
-          const checkedNow = await local.checkGroundTruth(localStep(inputs));
-          clock.saw(checkedNow.at);
-          solved = checkedNow.values;
-        }
+        const { values: solved, at } = await local.checkGroundTruth(localStep(inputs));
+        clock.saw(at);
         inputs.forEach((t, i) => grs.setSolved(t.id, solved[i]!));
         return inputs;
       }
