@@ -270,6 +270,9 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
     try {
       const raw = await readBody(req);
+      // Work on an answer only once every request already at the socket has been stamped: a remote
+      // model serves a fan-out in parallel, so one answer's compute must not delay the next arrival.
+      await new Promise((resolve) => setImmediate(resolve));
       noteRequest(record, raw);
       // HTTP-level faults come before any answer: nothing is computed, nothing counts as answered.
       if (fault && isStatusFault(fault)) {
