@@ -410,10 +410,10 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     throw ApplicationFailure.nonRetryable(`run failed in operation ${failure.operation}: ${rootCause(failure.error)}`, 'RunFailed');
   }
 
-  const snapshot = grs.snapshot();
-  const best = bestThought(snapshot, higherIsBetter);
+  const graph = grs.final();
+  const best = bestThought(graph, higherIsBetter);
   markFinished('completed', grs.spent.costUsd, best?.score);
-  return fitPayloadLimit({ task: taskIdOf(request.task), labels: request.labels, final: finalThoughts(snapshot), ...(best ? { best } : {}), grs: snapshot });
+  return fitPayloadLimit({ task: taskIdOf(request.task), labels: request.labels, final: finalThoughts(graph), ...(best ? { best } : {}), grs: graph });
 }
 
 /** Temporal refuses payloads over 2 MB; stay well below with room for the encoding's overhead. */

@@ -183,18 +183,25 @@ export class GrsRecorder {
     return { ...this.totals };
   }
 
+  /** A deep copy: what a query hands out while the run goes on changing the graph. */
   snapshot(): Grs {
-    return JSON.parse(
-      JSON.stringify({
-        task: this.task,
-        finalOperations: this.finalOperations,
-        thoughts: [...this.thoughts.values()],
-        operations: [...this.operations.values()],
-        calls: [...this.calls.values()],
-        totals: this.totals,
-        budgetExhausted: this.exhausted,
-      }),
-    ) as Grs;
+    return JSON.parse(JSON.stringify(this.final())) as Grs;
+  }
+
+  /**
+   * The graph itself, not a copy, for a run's result: nothing changes it any more, and copying it
+   * would serialize the whole graph once more in the run's last workflow task. Same JSON as `snapshot`.
+   */
+  final(): Grs {
+    return {
+      task: this.task,
+      finalOperations: this.finalOperations,
+      thoughts: [...this.thoughts.values()],
+      operations: [...this.operations.values()],
+      calls: [...this.calls.values()],
+      totals: this.totals,
+      budgetExhausted: this.exhausted,
+    };
   }
 }
 
