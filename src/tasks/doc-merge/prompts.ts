@@ -28,20 +28,23 @@ const EXAMPLE_MERGED =
 const tagged = (tag: string, texts: readonly string[]) => texts.map((t, i) => `<${tag}${i + 1}>\n${t}\n</${tag}${i + 1}>`).join('\n\n');
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
+/** How every example but the judge's ends (with the merged NDA), then the real input: the source documents under a heading. */
+const mergedExampleThenSources = (heading: string, documents: readonly string[]) => `<Merged>
+${EXAMPLE_MERGED}
+</Merged>
+${EXAMPLES_END}
+
+The ${heading}:
+
+${tagged('Doc', documents)}`;
+
 export function mergePrompt(documents: readonly string[]): string {
   return `<Instruction> ${DOC_MERGE_MARKERS.merge} Keep every piece of information found in any of them, and state each piece only once: where the NDAs say the same thing in different words, write it a single time. ${ANSWER_FORMAT} </Instruction>
 
 <Examples>
 ${tagged('Doc', EXAMPLE_DOCS)}
 
-<Merged>
-${EXAMPLE_MERGED}
-</Merged>
-${EXAMPLES_END}
-
-The ${count(documents.length, 'NDA')} to merge:
-
-${tagged('Doc', documents)}`;
+${mergedExampleThenSources(`${count(documents.length, 'NDA')} to merge`, documents)}`;
 }
 
 export function mergeCotPrompt(documents: readonly string[]): string {
@@ -58,14 +61,7 @@ export function mergeCotPrompt(documents: readonly string[]): string {
 ${tagged('Doc', EXAMPLE_DOCS)}
 
 Topics: parties and purpose (Doc1), secrecy for three years (Doc1, Doc2: same statement), return of drawings (Doc2), governing law (Doc1).
-<Merged>
-${EXAMPLE_MERGED}
-</Merged>
-${EXAMPLES_END}
-
-The ${count(documents.length, 'NDA')} to merge:
-
-${tagged('Doc', documents)}`;
+${mergedExampleThenSources(`${count(documents.length, 'NDA')} to merge`, documents)}`;
 }
 
 export function aggregatePrompt(documents: readonly string[], drafts: readonly string[]): string {
@@ -79,14 +75,7 @@ Greenleaf Ltd shows its soil sensor designs to Otter Labs, which keeps them secr
 <Draft2>
 Otter Labs keeps the designs of Greenleaf Ltd confidential for three years and returns all drawings on request. The laws of Ireland apply.
 </Draft2>
-<Merged>
-${EXAMPLE_MERGED}
-</Merged>
-${EXAMPLES_END}
-
-The ${count(documents.length, 'source NDA')}:
-
-${tagged('Doc', documents)}
+${mergedExampleThenSources(count(documents.length, 'source NDA'), documents)}
 
 The ${count(drafts.length, 'draft')} to fuse:
 
@@ -101,14 +90,7 @@ export function improvePrompt(documents: readonly string[], draft: string): stri
 Greenleaf Ltd will show its soil sensor designs to Otter Labs for a pilot project. Otter Labs keeps the designs secret for three years. Otter Labs must keep the designs confidential for three years.
 </Draft>
 Missing: the return of drawings and the governing law. Repeated: the three years of secrecy.
-<Merged>
-${EXAMPLE_MERGED}
-</Merged>
-${EXAMPLES_END}
-
-The ${count(documents.length, 'source NDA')}:
-
-${tagged('Doc', documents)}
+${mergedExampleThenSources(count(documents.length, 'source NDA'), documents)}
 
 The draft to improve:
 
