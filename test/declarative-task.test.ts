@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ValidationError, type Issue } from '../src/goo/validate';
+import { ValidationError } from '../src/goo/validate';
 import { checkRun } from '../src/run/check';
 import { RunRequest } from '../src/run/request';
 import { compileDeclaration } from '../src/tasks/declarative/compile';
@@ -15,6 +15,7 @@ import { asText, compileTemplate, parseTemplate, templateProblems, TemplateError
 import { DOC_MERGE_MARKERS } from '../src/tasks/doc-merge/prompts';
 import { resolveTask } from '../src/tasks/registry';
 import type { PromptRequest } from '../src/tasks/task';
+import { validationIssues } from './support/tasks';
 
 const LITE_PATH = new URL('../examples/tasks/doc-merge-lite.json', import.meta.url).pathname;
 const lite = (): TaskDeclarationInput => JSON.parse(readFileSync(LITE_PATH, 'utf8')) as TaskDeclarationInput;
@@ -46,15 +47,7 @@ const summing = (): Record<string, unknown> => ({
 
 const liteProblem = { documents: ['NDA one. The first party keeps secrets.', 'NDA two. The second party keeps secrets too.'] };
 
-function issuesOf(input: unknown): Issue[] {
-  try {
-    checkRun(input);
-  } catch (e) {
-    expect(e).toBeInstanceOf(ValidationError);
-    return (e as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
+const issuesOf = (input: unknown) => validationIssues(() => checkRun(input));
 
 const runWith = (task: unknown, extra: Record<string, unknown> = {}) => ({ task, problem: liteProblem, goo: lite().schemes.io, ...extra });
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GoO, Operation } from '../src/goo/schema';
 import { validateGoO, ValidationError } from '../src/goo/validate';
@@ -12,6 +11,7 @@ import { halves } from '../src/tasks/doc-merge/schemes';
 import { clausesOf, combineRatings, harmonicMean, informationUnits, mergeScore, proxyRatings } from '../src/tasks/doc-merge/score';
 import type { PromptRequest } from '../src/tasks/task';
 import { seededRandom } from '../src/util/random';
+import { readSharedData } from './support/tasks';
 
 const A = 'NDA\n1. Scope\nAlpha Corp shares its battery designs with Beta Labs for a joint pilot. Beta Labs keeps the battery designs secret for three years.\n2. Law\nThe laws of Ontario govern this agreement.';
 const B = 'CONFIDENTIALITY AGREEMENT\nBeta Labs must keep the battery designs of Alpha Corp secret for three years. Beta Labs returns every drawing when Alpha Corp asks for it.';
@@ -238,7 +238,7 @@ describe('scoring thoughts', () => {
 });
 
 describe('datasets', () => {
-  const shared = readFileSync(new URL('../../shared/data/got-examples/documents.csv', import.meta.url), 'utf8');
+  const shared = readSharedData('documents.csv');
 
   it('reads the reference documents.csv: 100 rows of 4 multi-line NDAs', () => {
     const samples = parseDocMergeCsv(shared);

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { GooBuilder } from '../src/goo/builder';
 import { DEFAULT_LIMITS, type GoOInput } from '../src/goo/schema';
-import { validateGoO, ValidationError, type AnalyzedGoO, type Issue, type Limits } from '../src/goo/validate';
+import { validateGoO, type AnalyzedGoO, type Limits } from '../src/goo/validate';
 import { sortingSchemes } from '../src/tasks/sorting/schemes';
+import { validationIssues } from './support/tasks';
 
-/** Runs fn, expects a ValidationError and returns its issues. */
-function issuesOf(fn: () => unknown): Issue[] {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ValidationError);
-    return (e as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError, but nothing was thrown');
-}
+const issuesOf = validationIssues;
 
 function expectValidTopologicalOrder(a: AnalyzedGoO) {
   const ids = a.goo.operations.map((op) => op.id);

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GoO, Operation } from '../src/goo/schema';
-import { validateGoO, ValidationError } from '../src/goo/validate';
 import { countLambda, GAZETTEER, improveTally, keywordCountingResponder } from '../src/simllm/keyword-counting';
 import { sortingResponder } from '../src/simllm/sorting';
 import { readCsv } from '../src/tasks/dataset';
@@ -22,8 +20,9 @@ import { addCounts, countError, countMentions, tally, UNPARSEABLE_SCORE, type Co
 import { sortPrompt } from '../src/tasks/sorting/prompts';
 import type { PromptRequest } from '../src/tasks/task';
 import { seededRandom } from '../src/util/random';
+import { validationIssues, readSharedData, expectSchemesWellFormed, gooGraph, expectKeepBest1, expectLocalScore, sameSet } from './support/tasks';
 
-const csvText = () => readFileSync(new URL('../../shared/data/got-examples/countries.csv', import.meta.url), 'utf8');
+const csvText = () => readSharedData('countries.csv');
 
 /* ------------------------------------------------------------------ score */
 
@@ -297,20 +296,6 @@ describe('keywordCountingTask.buildPrompt', () => {
 
 /* ------------------------------------------------------------------ schemes */
 
-function graph(goo: GoO) {
-  const a = validateGoO(goo);
-  const succ = (id: string) => a.successors.get(id)!.map((s) => a.byId.get(s)!);
-  const one = <T extends Operation['type']>(id: string, type: T): Extract<Operation, { type: T }> => {
-    const found = succ(id).filter((o) => o.type === type);
-    expect(found, `one ${type} after ${id}`).toHaveLength(1);
-    return found[0] as Extract<Operation, { type: T }>;
-  };
-  return { a, succ, one, roots: goo.operations.filter((o) => o.inputs.length === 0) };
-}
-
-const expectKeepBest1 = (o: Operation) => expect(o).toMatchObject({ type: 'keepBestN', n: 1, higherIsBetter: false });
-const expectLocalScore = (o: Operation) => expect(o).toMatchObject({ type: 'score', scorer: { kind: 'local' } });
-const sameSet = (xs: readonly string[], ys: readonly string[]) => expect([...xs].sort()).toEqual([...ys].sort());
 
 describe('keyword counting schemes against REFERENCE-GOO.md', () => {
   const size = 12;
@@ -320,7 +305,7 @@ describe('keyword counting schemes against REFERENCE-GOO.md', () => {
     ['cot', 'countCot'],
   ] as const)('%s: generate(k=1) -> score -> groundTruth', (scheme, prompt) => {
     const goo = task.schemes[scheme]!({ size });
-    const g = graph(goo);
+    const g = gooGraph(goo);
     expect(goo.operations).toHaveLength(3);
     expect(g.roots[0]).toMatchObject({ type: 'generate', prompt, k: 1 });
     const score = g.one(g.roots[0]!.id, 'score');
@@ -333,7 +318,7 @@ describe('keyword counting schemes against REFERENCE-GOO.md', () => {
     { scheme: 'tot2', k: 10, levels: 5 },
   ])('$scheme: count(k=$k) then $levels improve levels, each kept against the previous best', ({ scheme, k, levels }) => {
     const goo = task.schemes[scheme]!({ size });
-    const g = graph(goo);
+    const g = gooGraph(goo);
     expect(g.roots).toHaveLength(1);
     expect(g.roots[0]).toMatchObject({ type: 'generate', prompt: 'count', k });
     let best = g.one(g.one(g.roots[0]!.id, 'score').id, 'keepBestN');
@@ -356,7 +341,7 @@ describe('keyword counting schemes against REFERENCE-GOO.md', () => {
 
   /** Walks a GoT GoO as REFERENCE-GOO.md describes it and returns the merge count and tree depth. */
   function walkGot(goo: GoO, params: Record<string, unknown>) {
-    const g = graph(goo);
+    const g = gooGraph(goo);
     expect(g.roots).toHaveLength(1);
     const split = g.roots[0]!;
     expect(split).toMatchObject({ type: 'generate', prompt: 'split', k: 1, params });
@@ -420,14 +405,7 @@ describe('keyword counting schemes against REFERENCE-GOO.md', () => {
   });
 
   it('every scheme has unique ids, validates and uses only the task\'s prompts', () => {
-    const p = generateKeywordCountingProblem(16, 1);
-    for (const [name, scheme] of Object.entries(task.schemes)) {
-      const goo = scheme({ size: 16, problem: p });
-      const ids = goo.operations.map((o) => o.id);
-      expect(new Set(ids).size, name).toBe(ids.length);
-      expect(() => validateGoO(goo)).not.toThrow();
-      for (const o of goo.operations) if ('prompt' in o) expect(task.prompts).toContain(o.prompt);
-    }
+    expectSchemesWellFormed(task, [16], (size) => generateKeywordCountingProblem(size, 1));
   });
 });
 
@@ -457,14 +435,7 @@ describe('keyword counting dataset', () => {
 
   it('names the row and column of bad cells', () => {
     const csv = ['ID,Text,Countries,Sentences,Characters', '0,"Peru.",[Peru],1,5', '1,"Peru.","Peru, Chile",1,5', ',"",[Peru],1,5'].join('\n');
-    let error: unknown;
-    try {
-      parseKeywordCountingCsv(csv);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ValidationError);
-    const issues = (error as ValidationError).issues;
+    const issues = validationIssues(() => parseKeywordCountingCsv(csv));
     expect(issues.map((i) => i.path)).toEqual(['row 2 column Countries', 'row 3 column ID', 'row 3 column Text']);
     expect(issues[0]!.message).toMatch(/list of country names.*Peru, Chile/);
   });

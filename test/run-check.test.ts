@@ -1,12 +1,12 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { GooBuilder } from '../src/goo/builder';
-import { ValidationError, type Issue } from '../src/goo/validate';
 import { costOf } from '../src/llm/cost';
 import { classifyLlmError, retryAfterMs } from '../src/llm/errors';
 import { checkRun } from '../src/run/check';
 import type { RunRequestInput } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
+import { validationIssues } from './support/tasks';
 
 const validRun = (extra: Partial<Record<keyof RunRequestInput, unknown>> = {}): Record<string, unknown> => ({
   task: 'sorting',
@@ -15,15 +15,7 @@ const validRun = (extra: Partial<Record<keyof RunRequestInput, unknown>> = {}): 
   ...extra,
 });
 
-function issuesOf(input: unknown): Issue[] {
-  try {
-    checkRun(input);
-  } catch (e) {
-    expect(e).toBeInstanceOf(ValidationError);
-    return (e as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
+const issuesOf = (input: unknown) => validationIssues(() => checkRun(input));
 
 describe('checkRun', () => {
   it('accepts a valid sorting run and fills the defaults', () => {

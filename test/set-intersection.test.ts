@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { GoO, Operation } from '../src/goo/schema';
-import { validateGoO, ValidationError } from '../src/goo/validate';
+import type { Operation } from '../src/goo/schema';
 import { improveSampler, intersectLambda, setIntersectionResponder, systematicShare } from '../src/simllm/set-intersection';
 import { readCsv } from '../src/tasks/dataset';
 import { setIntersectionTask as task, type SetIntersectionState } from '../src/tasks/set-intersection';
@@ -11,6 +9,7 @@ import { fmt, SET_INTERSECTION_MARKERS } from '../src/tasks/set-intersection/pro
 import { errorScope, intersect, intersectionErrors, UNPARSEABLE_SCORE } from '../src/tasks/set-intersection/score';
 import type { PromptRequest } from '../src/tasks/task';
 import { seededRandom } from '../src/util/random';
+import { validationIssues, readSharedData, expectSchemesWellFormed, gooGraph, expectKeepBest1, expectLocalScore, sameSet } from './support/tasks';
 
 const req = (prompt: string, thoughts: SetIntersectionState[], params: Record<string, unknown> = {}): PromptRequest => ({ prompt, params, thoughts });
 
@@ -239,21 +238,6 @@ describe('setIntersectionTask problem, score and groundTruth', () => {
 
 /* ------------------------------------------------------------------ scheme shapes */
 
-function graph(goo: GoO) {
-  const a = validateGoO(goo);
-  const op = (id: string) => a.byId.get(id)!;
-  const succ = (id: string) => a.successors.get(id)!.map(op);
-  const one = <T extends Operation['type']>(id: string, type: T): Extract<Operation, { type: T }> => {
-    const found = succ(id).filter((o) => o.type === type);
-    expect(found, `one ${type} after ${id}`).toHaveLength(1);
-    return found[0] as Extract<Operation, { type: T }>;
-  };
-  return { a, succ, one, roots: goo.operations.filter((o) => o.inputs.length === 0) };
-}
-
-const expectKeepBest1 = (o: Operation) => expect(o).toMatchObject({ type: 'keepBestN', n: 1, higherIsBetter: false });
-const expectLocalScore = (o: Operation) => expect(o).toMatchObject({ type: 'score', scorer: { kind: 'local' } });
-const sameSet = (xs: readonly string[], ys: readonly string[]) => expect([...xs].sort()).toEqual([...ys].sort());
 
 describe('set intersection schemes against REFERENCE-GOO.md', () => {
   it.each([
@@ -262,7 +246,7 @@ describe('set intersection schemes against REFERENCE-GOO.md', () => {
   ] as const)('%s: generate(k=1) -> score -> groundTruth', (scheme, prompt) => {
     for (const size of [32, 64, 128]) {
       const goo = task.schemes[scheme]!({ size });
-      const g = graph(goo);
+      const g = gooGraph(goo);
       expect(goo.operations).toHaveLength(3);
       expect(g.roots[0]).toMatchObject({ type: 'generate', prompt, k: 1 });
       const score = g.one(g.roots[0]!.id, 'score');
@@ -280,7 +264,7 @@ describe('set intersection schemes against REFERENCE-GOO.md', () => {
     { scheme: 'tot2', size: 128, k: 10, levels: 8 },
   ])('$scheme at $size: intersect(k=$k) then $levels improve levels kept against the previous best, then groundTruth', ({ scheme, size, k, levels }) => {
     const goo = task.schemes[scheme]!({ size });
-    const g = graph(goo);
+    const g = gooGraph(goo);
     expect(g.roots).toHaveLength(1);
     expect(g.roots[0]).toMatchObject({ type: 'generate', prompt: 'intersect', k });
     const firstScore = g.one(g.roots[0]!.id, 'score');
@@ -309,7 +293,7 @@ describe('set intersection schemes against REFERENCE-GOO.md', () => {
     { size: 128, parts: 8, mergeK: 5 },
   ])('got at $size: split into $parts, intersect k=5 per part, binary merge tree of aggregate k=$mergeK, no improve', ({ size, parts, mergeK }) => {
     const goo = task.schemes.got!({ size });
-    const g = graph(goo);
+    const g = gooGraph(goo);
     expect(g.roots).toHaveLength(1);
     const split = g.roots[0]!;
     expect(split).toMatchObject({ type: 'generate', prompt: 'split', k: 1, params: { parts } });
@@ -349,29 +333,20 @@ describe('set intersection schemes against REFERENCE-GOO.md', () => {
   });
 
   it('every scheme has unique ids, validates at every size and uses only the task\'s prompts', () => {
-    for (const [name, scheme] of Object.entries(task.schemes)) {
-      for (const size of task.sizes) {
-        const goo = scheme({ size });
-        const ids = goo.operations.map((o) => o.id);
-        expect(new Set(ids).size, `${name} ${size}`).toBe(ids.length);
-        expect(() => validateGoO(goo)).not.toThrow();
-        for (const o of goo.operations) if ('prompt' in o) expect(task.prompts).toContain(o.prompt);
-      }
-    }
+    expectSchemesWellFormed(task);
   });
 });
 
 /* ------------------------------------------------------------------ dataset */
 
 describe('set intersection dataset', () => {
-  const read = (file: string) => readFileSync(new URL(`../../shared/data/got-examples/${file}`, import.meta.url), 'utf8');
 
   it.each([
     { file: 'set_intersection_032.csv', size: 32 },
     { file: 'set_intersection_064.csv', size: 64 },
     { file: 'set_intersection_128.csv', size: 128 },
   ])('parses $file: 100 rows of two $size-element sets, agreeing with INTERSECTION', ({ file, size }) => {
-    const text = read(file);
+    const text = readSharedData(file);
     const samples = parseSetIntersectionCsv(text);
     expect(samples).toHaveLength(100);
     expect(new Set(samples.map((s) => s.id)).size).toBe(100);
@@ -388,15 +363,7 @@ describe('set intersection dataset', () => {
     expect(task.parseDataset(text)).toEqual(samples);
   });
 
-  function issuesOf(csv: string) {
-    try {
-      parseSetIntersectionCsv(csv);
-    } catch (e) {
-      expect(e).toBeInstanceOf(ValidationError);
-      return (e as ValidationError).issues;
-    }
-    throw new Error('expected a ValidationError');
-  }
+  const issuesOf = (csv: string) => validationIssues(() => parseSetIntersectionCsv(csv));
 
   it('names the row and column of a bad cell, a repeated number and a wrong INTERSECTION', () => {
     const csv = [

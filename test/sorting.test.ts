@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GoO, Operation } from '../src/goo/schema';
-import { validateGoO, ValidationError } from '../src/goo/validate';
 import { readCsv } from '../src/tasks/dataset';
 import { sortingTask, type SortingState } from '../src/tasks/sorting';
 import { generateSortingProblem, parseSortingCsv } from '../src/tasks/sorting/dataset';
@@ -9,6 +7,7 @@ import { findIntegerLists, lastIntegerList } from '../src/tasks/sorting/parse';
 import { fmt, SORTING_MARKERS } from '../src/tasks/sorting/prompts';
 import { errorScope, UNPARSEABLE_SCORE } from '../src/tasks/sorting/score';
 import type { PromptRequest } from '../src/tasks/task';
+import { validationIssues, readSharedData, expectSchemesWellFormed, gooGraph, expectKeepBest1, expectLocalScore, sameSet } from './support/tasks';
 
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
 
@@ -245,23 +244,6 @@ describe('sortingTask score, validate and groundTruth', () => {
 
 /* ------------------------------------------------------------------ scheme shapes */
 
-function graph(goo: GoO) {
-  const a = validateGoO(goo);
-  const op = (id: string) => a.byId.get(id)!;
-  const succ = (id: string) => a.successors.get(id)!.map(op);
-  /** The one successor of `id` of the given type. */
-  const one = <T extends Operation['type']>(id: string, type: T): Extract<Operation, { type: T }> => {
-    const found = succ(id).filter((o) => o.type === type);
-    expect(found, `one ${type} after ${id}`).toHaveLength(1);
-    return found[0] as Extract<Operation, { type: T }>;
-  };
-  const roots = goo.operations.filter((o) => o.inputs.length === 0);
-  return { a, op, succ, one, roots };
-}
-
-const expectKeepBest1 = (o: Operation) => expect(o).toMatchObject({ type: 'keepBestN', n: 1, higherIsBetter: false });
-const expectLocalScore = (o: Operation) => expect(o).toMatchObject({ type: 'score', scorer: { kind: 'local' } });
-const sameSet = (xs: readonly string[], ys: readonly string[]) => expect([...xs].sort()).toEqual([...ys].sort());
 
 describe('sorting schemes against REFERENCE-GOO.md', () => {
   it.each([
@@ -270,7 +252,7 @@ describe('sorting schemes against REFERENCE-GOO.md', () => {
   ] as const)('%s: generate(k=1) -> score -> groundTruth', (scheme, prompt) => {
     for (const size of [32, 64, 128]) {
       const goo = sortingTask.schemes[scheme]!({ size });
-      const g = graph(goo);
+      const g = gooGraph(goo);
       expect(goo.operations).toHaveLength(3);
       expect(g.roots).toHaveLength(1);
       const gen = g.roots[0]!;
@@ -291,7 +273,7 @@ describe('sorting schemes against REFERENCE-GOO.md', () => {
     { scheme: 'tot2', size: 128, k: 10, levels: 9 },
   ])('$scheme at $size: generate(k=$k) then $levels improve levels, each kept against the previous best', ({ scheme, size, k, levels }) => {
     const goo = sortingTask.schemes[scheme]!({ size });
-    const g = graph(goo);
+    const g = gooGraph(goo);
     expect(g.roots).toHaveLength(1);
     const first = g.roots[0]!;
     expect(first).toMatchObject({ type: 'generate', prompt: 'sort', k });
@@ -332,7 +314,7 @@ describe('sorting schemes against REFERENCE-GOO.md', () => {
 
   /** Walks the GoT GoO the way REFERENCE-GOO.md describes it, asserting each step; returns the merge nodes. */
   function walkGot(goo: GoO, parts: number) {
-    const g = graph(goo);
+    const g = gooGraph(goo);
     expect(g.roots).toHaveLength(1);
     const split = g.roots[0]!;
     expect(split).toMatchObject({ type: 'generate', prompt: 'split', k: 1, params: { parts } });
@@ -431,30 +413,21 @@ describe('sorting schemes against REFERENCE-GOO.md', () => {
     expect(goo.operations.filter((o) => o.type === 'generate' && o.k === 5 && o.prompt === 'improve')).toHaveLength(improves);
   });
 
-  it('every scheme has unique ids and validates at every size', () => {
-    for (const [name, scheme] of Object.entries(sortingTask.schemes)) {
-      for (const size of sortingTask.sizes) {
-        const goo = scheme({ size });
-        const ids = goo.operations.map((o) => o.id);
-        expect(new Set(ids).size, `${name} ${size}`).toBe(ids.length);
-        expect(() => validateGoO(goo)).not.toThrow();
-        for (const o of goo.operations) if ('prompt' in o) expect(sortingTask.prompts).toContain(o.prompt);
-      }
-    }
+  it('every scheme has unique ids, validates at every size and uses only the task\'s prompts', () => {
+    expectSchemesWellFormed(sortingTask);
   });
 });
 
 /* ------------------------------------------------------------------ dataset */
 
 describe('sorting dataset', () => {
-  const read = (file: string) => readFileSync(new URL(`../../shared/data/got-examples/${file}`, import.meta.url), 'utf8');
 
   it.each([
     { file: 'sorting_032.csv', size: 32 },
     { file: 'sorting_064.csv', size: 64 },
     { file: 'sorting_128.csv', size: 128 },
   ])('parses $file: 100 rows of $size digits, agreeing with its Sorted column', ({ file, size }) => {
-    const text = read(file);
+    const text = readSharedData(file);
     const samples = parseSortingCsv(text);
     expect(samples).toHaveLength(100);
     expect(new Set(samples.map((s) => s.id)).size).toBe(100);
@@ -472,15 +445,7 @@ describe('sorting dataset', () => {
     expect(sortingTask.parseDataset(text)).toEqual(samples);
   });
 
-  function issuesOf(csv: string) {
-    try {
-      parseSortingCsv(csv);
-    } catch (e) {
-      expect(e).toBeInstanceOf(ValidationError);
-      return (e as ValidationError).issues;
-    }
-    throw new Error('expected a ValidationError');
-  }
+  const issuesOf = (csv: string) => validationIssues(() => parseSortingCsv(csv));
 
   it('names the row and column of a bad list cell', () => {
     const csv = ['ID,Unsorted,Sorted', '0,"[1, 2]","[1, 2]"', '1,"[1, x]","[1, 2]"', '2,"[3, 4]","[3.5, 4]"'].join('\n');

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import type { RunRequestInput } from '../src/run/request';
 import { setIntersectionTask as task, type SetIntersectionProblem, type SetIntersectionState } from '../src/tasks/set-intersection';
 import { intersect, UNPARSEABLE_SCORE } from '../src/tasks/set-intersection/score';
 import { startHarness, type Harness } from './support/harness';
+import { readSharedData } from './support/tasks';
 
 let h: Harness;
 
@@ -22,7 +22,7 @@ const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
 
 describe('the Controller workflow on set intersection', () => {
   it('runs IO on the first row of the reference dataset: one call, one scored and checked thought', async () => {
-    const csv = readFileSync(new URL('../../shared/data/got-examples/set_intersection_032.csv', import.meta.url), 'utf8');
+    const csv = readSharedData('set_intersection_032.csv');
     const sample = task.parseDataset(csv)[0]!;
     h.llm.resetStats();
     const result = await resultOf(await startRun(h.client, run('io', sample.problem, sample.id), { taskQueue: h.taskQueue }));
