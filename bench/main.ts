@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { cpuCheckMs } from './calibration';
 import { measureFootprint, type FootprintRow } from './footprint';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
 import { measureStepCost } from './step-cost';
@@ -19,6 +20,7 @@ const log = (line: string) => console.error(line);
 const started = Date.now();
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`;
 
+const cpuBefore = cpuCheckMs();
 log('overhead ratio…');
 const overhead = await measureOverhead([['sorting', 'got', 128], ['doc-merge', 'got', 4]], [50, 500], quick ? 1 : 5);
 log('cost of a dependent step…');
@@ -30,6 +32,7 @@ const throughput = await measureThroughput([1, 2], quick ? 20 : 60, 50);
 log('footprint…');
 const footprint: FootprintRow[] = await measureFootprint();
 const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
+const cpuAfter = cpuCheckMs();
 
 const report = `# Benchmarks
 
@@ -37,6 +40,9 @@ Measured by \`npm run bench\` (${quick ? 'quick mode, ' : ''}${Math.round((Date.
 Every run uses a private Temporal dev server (in memory) and the simulated LLM with a fixed latency
 per request, so the LLM's share of the time is known exactly. The simulator runs in a process of
 its own, as a remote endpoint would; worker, server and simulator share the machine's cores.
+How fast the machine was meanwhile (\`bench/calibration.ts\`, a fixed CPU task): ${cpuBefore} ms at the
+start, ${cpuAfter} ms at the end. A shared virtual machine is up to a third slower in some hours
+than in others; compare two of these files only where this line agrees.
 
 ## Overhead ratio: wall time over the critical-path limit
 
@@ -74,7 +80,8 @@ ${table(speedup)}
 ## Throughput
 
 GoT sorting-32 runs (5 LLM calls each, 50 ms simulated latency), all started at once, completed
-per minute with one and two workers on this machine.
+per minute with one and two worker processes (\`npm run worker\`, as a deployment runs them) on
+one task queue, on this machine: the server, the simulator and the workers share its cores.
 
 ${table(throughput)}
 

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
@@ -21,28 +21,42 @@ export interface RemoteLlm {
   close(): Promise<void>;
 }
 
-async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0)], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Starts one of the project's commands in a process of its own; resolves once it prints `ready`. */
+async function spawnUntil(args: string[], ready: string, env: NodeJS.ProcessEnv = process.env): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let seen = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
+    const watch = (chunk: Buffer) => {
       seen += chunk.toString();
-      if (seen.includes('Simulated LLM at')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the simulated LLM exited (${code}): ${seen}`)));
+      if (!seen.includes(ready)) return;
+      // From here on its output is only drained, so a chatty process never blocks on a full pipe.
+      for (const out of [child.stdout!, child.stderr!]) out.off('data', watch).resume();
+      resolve();
+    };
+    child.stdout!.on('data', watch);
+    child.stderr!.on('data', watch);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}): ${seen}`)));
   });
+  return child;
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGINT');
+  await exited;
+}
+
+async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
+  const port = await freePort();
+  const child = await spawnUntil(['src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0)], 'Simulated LLM at');
   const baseURL = `http://127.0.0.1:${port}/v1`;
   return {
     baseURL,
     requests: async () => ((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { requests: number }).requests,
-    close: async () => {
-      child.kill('SIGINT');
-      await new Promise((r) => child.once('exit', r));
-    },
+    close: () => stopProcess(child),
   };
 }
 
@@ -52,8 +66,8 @@ export interface BenchEnv {
   server: DevServerHandle;
   /** Starts a worker on a fresh task queue; stop it with the returned function. */
   worker(o?: { maxConcurrentActivities?: number }): Promise<BenchWorker>;
-  /** Another worker polling an existing task queue (scale-out on one machine). */
-  workerOn(taskQueue: string, o?: { maxConcurrentActivities?: number }): Promise<BenchWorker>;
+  /** A worker in a process of its own (`npm run worker`), as a deployment runs them: scale-out on one machine. */
+  workerProcess(taskQueue: string): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -69,10 +83,8 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
     client: new Client({ connection }),
     llm,
     server,
-    worker(o = {}) {
-      return env.workerOn(`bench-${randomUUID()}`, o);
-    },
-    async workerOn(taskQueue, o = {}) {
+    async worker(o = {}) {
+      const taskQueue = `bench-${randomUUID()}`;
       const native = await NativeConnection.connect({ address: server.address });
       natives.push(native);
       const worker = await createGotWorker({
@@ -91,6 +103,11 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
           await running;
         },
       };
+    },
+    async workerProcess(taskQueue) {
+      const env = { ...process.env, TEMPORAL_ADDRESS: server.address, GOT_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sim' };
+      const child = await spawnUntil(['worker/main.ts'], 'worker polling', env);
+      return { stop: () => stopProcess(child) };
     },
     async close() {
       for (const n of natives) await n.close();
