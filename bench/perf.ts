@@ -126,9 +126,14 @@ export async function measureThroughput(workerCounts: number[], runs: number, la
       const processes = await Promise.all(Array.from({ length: workers }, () => env.workerProcess(taskQueue)));
       const batch = (seed: number) => Promise.all(Array.from({ length: runs }, (_, i) => timedRun(env, taskQueue, request('sorting', 'got', 32, seed + i))));
       await batch(10_000); // warm-up: a fresh worker process compiles its hot paths during its first runs
-      const started = performance.now();
-      await batch(10);
-      const seconds = (performance.now() - started) / 1000;
+      // The median of three batches: a few seconds of a shared machine can be a slow few seconds.
+      const times: number[] = [];
+      for (const seed of [10, 1_010, 2_010]) {
+        const started = performance.now();
+        await batch(seed);
+        times.push((performance.now() - started) / 1000);
+      }
+      const seconds = times.sort((a, b) => a - b)[1]!;
       rows.push({ workers, runs, inFlight: runs, latencyMs, seconds: round(seconds), runsPerMinute: Math.round((runs / seconds) * 60) });
       await Promise.all(processes.map((p) => p.stop()));
     } finally {
