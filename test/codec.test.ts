@@ -14,6 +14,7 @@ import { inspectRun, rebuildGrs } from '../src/inspect/rebuild';
 import type { RunRequestInput, RunResult } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { bundleGotWorkflows } from '../worker/create';
+import { failureOf } from './support/faults';
 import { startHarness, type Harness } from './support/harness';
 
 const { Payloads } = proto.temporal.api.common.v1;
@@ -246,6 +247,21 @@ describe('an encrypted run', () => {
     expect(encrypted.length).toBeGreaterThan(40);
     expect(encrypted.some((p) => /markerRecordedEventAttributes\.details\.result/.test(p.path))).toBe(true);
     expect(new Set(encrypted.map((p) => utf8(p.payload.metadata![KEY_ID_METADATA])))).toEqual(new Set(['k2']));
+  });
+
+  it.each([
+    ['a text body', 'text/plain', /got a text body of \d+ characters/],
+    ['a body that is not JSON', 'application/json', /a body that is not JSON/],
+  ])('keeps a broken endpoint\'s words out of the plain-text failures it stores (%s)', async (_what, contentType, said) => {
+    // A proxy that answers with the start of the prompt, documents and all.
+    const echoed = problem.documents[0]!.slice(0, 300);
+    h.llm.injectFaults([{ kind: 'garbage', body: echoed, contentType }]);
+    const handle = await startRun(h.client, { ...request('io'), llm: { maxAttempts: 1 } }, { taskQueue: h.taskQueue });
+    const failure = await failureOf(handle);
+    expect(failure.message).toMatch(said);
+    const bytes = rawBytes(await rawClient.workflow.getHandle(handle.workflowId).fetchHistory());
+    expect(bytes.includes(Buffer.from(echoed.slice(0, 12)))).toBe(false);
+    for (let at = 0; at + 30 <= echoed.length; at += 15) expect(bytes.includes(Buffer.from(echoed.slice(at, at + 30)))).toBe(false);
   });
 
   it('would have shown them without the codec (the scan finds plain text)', async () => {

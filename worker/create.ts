@@ -43,7 +43,11 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     namespace: o.namespace ?? 'default',
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ llm: new LlmClient(o.llm, o.rateLimits), cache: new FileResponseCache(o.cacheDir ?? defaultCacheDir()) }),
+    activities: createActivities({
+      // Failure messages stay plain under encryption: then they quote nothing an endpoint sent back.
+      llm: new LlmClient(o.llm, o.rateLimits, { quoteBodies: !o.dataConverter?.payloadCodecs?.length }),
+      cache: new FileResponseCache(o.cacheDir ?? defaultCacheDir()),
+    }),
     // A cluster-wide request rate for this task queue, enforced by the server across all workers.
     ...(o.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: o.taskQueueActivitiesPerSecond } : {}),
     ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),

@@ -39,14 +39,26 @@ export interface Completion {
  * SDK's own are off. k samples are asked for with `n = k` (the prompt is paid once); an endpoint
  * that returns fewer choices than asked is topped up with further requests.
  */
+export interface LlmClientOptions {
+  /**
+   * Whether an error names what a broken endpoint sent (the first 80 characters of a body that is
+   * not a completion). Error messages are stored in plain text even when payloads are encrypted,
+   * and such a body may echo the prompt: the worker turns this off when it encrypts.
+   */
+  quoteBodies?: boolean;
+}
+
 export class LlmClient {
   private readonly openai: OpenAI;
   private readonly limiter: RateLimiter;
+  private readonly quoteBodies: boolean;
 
   constructor(
     readonly endpoint: LlmEndpoint,
     limits: RateLimits = {},
+    o: LlmClientOptions = {},
   ) {
+    this.quoteBodies = o.quoteBodies ?? true;
     this.openai = new OpenAI({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, maxRetries: 0, timeout: 10 * 60_000, fetch: createLlmFetch() });
     this.limiter = new RateLimiter(limits);
   }
@@ -65,20 +77,9 @@ export class LlmClient {
     while (out.texts.length < req.samples) {
       const missing = req.samples - out.texts.length;
       const n = this.endpoint.supportsN ? missing : 1;
-      const response = await this.openai.chat.completions.create(
-        {
-          model: req.model,
-          messages: req.messages,
-          n,
-          temperature: req.temperature,
-          // A distinct seed per top-up request, so topped-up samples are new samples, not repeats.
-          seed: req.seed + out.requests,
-          ...(req.maxTokens ? { max_tokens: req.maxTokens } : {}),
-        },
-        { signal: req.signal },
-      );
+      const response = await this.ask(req, n, req.seed + out.requests);
       // A proxy's error page or a cut-off body can arrive as a 200: it is a fault to retry, not an answer.
-      if (!isChatCompletion(response)) throw new LlmResponseError(`expected a chat completion, got ${describe(response)}`);
+      if (!isChatCompletion(response)) throw new LlmResponseError(`expected a chat completion, got ${this.quoteBodies ? describe(response) : shapeOf(response)}`);
       out.requests += 1;
       out.model = response.model || req.model;
       out.usage.promptTokens += response.usage?.prompt_tokens ?? 0;
@@ -97,6 +98,20 @@ export class LlmClient {
     }
     return out;
   }
+
+  /** One request; `seed` differs per top-up request, so topped-up samples are new samples, not repeats. */
+  private async ask(req: CompletionRequest, n: number, seed: number): Promise<OpenAI.ChatCompletion> {
+    try {
+      return await this.openai.chat.completions.create(
+        { model: req.model, messages: req.messages, n, temperature: req.temperature, seed, ...(req.maxTokens ? { max_tokens: req.maxTokens } : {}) },
+        { signal: req.signal },
+      );
+    } catch (e) {
+      // The JSON parser's message quotes the body's first characters.
+      if (e instanceof SyntaxError && !this.quoteBodies) throw new LlmResponseError('a body that is not JSON');
+      throw e;
+    }
+  }
 }
 
 /** The shape `complete` relies on; openai hands back whatever the body was (a string for a non-JSON content type). */
@@ -104,6 +119,13 @@ function isChatCompletion(value: unknown): value is OpenAI.ChatCompletion {
   if (!value || typeof value !== 'object') return false;
   const choices = (value as { choices?: unknown }).choices;
   return Array.isArray(choices) && choices.every((c: unknown) => !!c && typeof c === 'object');
+}
+
+/** What a body was, without a word of it. */
+function shapeOf(value: unknown): string {
+  if (typeof value === 'string') return `a text body of ${value.length} characters`;
+  if (value === null || value === undefined) return 'an empty body';
+  return Array.isArray(value) ? `an array of ${value.length} items` : typeof value === 'object' ? `an object with the keys ${Object.keys(value).slice(0, 10).join(', ')}` : `a ${typeof value}`;
 }
 
 function describe(value: unknown): string {
