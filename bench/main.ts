@@ -82,7 +82,8 @@ ${table(speedup)}
 GoT sorting-32 runs (5 LLM calls each, 50 ms simulated latency), all started at once, completed
 per minute with one and two worker processes (\`npm run worker\`, as a deployment runs them) on
 one task queue, on this machine: the server, the simulator and the workers share its cores. After
-a warm-up batch, the median of three batches.
+a warm-up batch, the median of three batches; \`workerRssMiB\` is the largest worker process's
+resident memory after them (the workflow bundle it builds at start included).
 
 ${table(throughput)}
 

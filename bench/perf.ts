@@ -114,6 +114,8 @@ export interface ThroughputRow {
   latencyMs: number;
   seconds: number;
   runsPerMinute: number;
+  /** The largest worker process's resident memory after the batches. */
+  workerRssMiB: number | string;
 }
 
 /** Completed GoT sorting-32 runs per minute with many in flight, on 1..n worker processes sharing one task queue. */
@@ -134,7 +136,8 @@ export async function measureThroughput(workerCounts: number[], runs: number, la
         times.push((performance.now() - started) / 1000);
       }
       const seconds = times.sort((a, b) => a - b)[1]!;
-      rows.push({ workers, runs, inFlight: runs, latencyMs, seconds: round(seconds), runsPerMinute: Math.round((runs / seconds) * 60) });
+      const rss = processes.map((p) => p.rssMiB()).filter((m): m is number => m !== undefined);
+      rows.push({ workers, runs, inFlight: runs, latencyMs, seconds: round(seconds), runsPerMinute: Math.round((runs / seconds) * 60), workerRssMiB: rss.length ? Math.max(...rss) : '?' });
       await Promise.all(processes.map((p) => p.stop()));
     } finally {
       await env.close();

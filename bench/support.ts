@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
@@ -49,6 +50,15 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+function rssMiB(pid: number | undefined): number | undefined {
+  try {
+    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib ? Math.round(Number(kib) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
   const port = await freePort();
   const child = await spawnUntil(['src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0)], 'Simulated LLM at');
@@ -60,6 +70,12 @@ async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
   };
 }
 
+export interface WorkerProcess {
+  /** The process's resident memory now, in MiB (Linux; undefined elsewhere). */
+  rssMiB(): number | undefined;
+  stop(): Promise<void>;
+}
+
 export interface BenchEnv {
   client: Client;
   llm: RemoteLlm;
@@ -67,7 +83,7 @@ export interface BenchEnv {
   /** Starts a worker on a fresh task queue; stop it with the returned function. */
   worker(o?: { maxConcurrentActivities?: number }): Promise<BenchWorker>;
   /** A worker in a process of its own (`npm run worker`), as a deployment runs them: scale-out on one machine. */
-  workerProcess(taskQueue: string): Promise<{ stop(): Promise<void> }>;
+  workerProcess(taskQueue: string): Promise<WorkerProcess>;
   close(): Promise<void>;
 }
 
@@ -107,7 +123,7 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
     async workerProcess(taskQueue) {
       const env = { ...process.env, TEMPORAL_ADDRESS: server.address, GOT_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sim' };
       const child = await spawnUntil(['worker/main.ts'], 'worker polling', env);
-      return { stop: () => stopProcess(child) };
+      return { rssMiB: () => rssMiB(child.pid), stop: () => stopProcess(child) };
     },
     async close() {
       for (const n of natives) await n.close();
