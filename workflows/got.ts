@@ -487,8 +487,9 @@ function preparingProgress(input: RunRequestInput): Progress {
 /** The GRS of a run whose request is still being checked: no thoughts yet. */
 function preparingGrs(input: RunRequestInput): GrsRecorder {
   const task = (input as { task?: unknown } | null)?.task;
-  const id = typeof task === 'string' ? task : typeof (task as { id?: unknown } | null)?.id === 'string' ? (task as { id: string }).id : 'unknown';
-  return new GrsRecorder().init(id, [], []);
+  // Not checked yet: only a task reference of the right shape is named.
+  const named = typeof task === 'string' || typeof (task as { id?: unknown } | null)?.id === 'string';
+  return new GrsRecorder().init(named ? taskIdOf(task as string | { id: string }) : 'unknown', [], []);
 }
 
 /** What a filter keeps (pure, in the workflow); undefined for any other operation. */
