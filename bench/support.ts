@@ -121,7 +121,10 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
       };
     },
     async workerProcess(taskQueue) {
-      const env = { ...process.env, TEMPORAL_ADDRESS: server.address, GOT_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sim' };
+      // The bench sets the worker up itself: settings from the shell (a codec key, rate limits) would
+      // make it differ from the in-process workers, or leave the bench's plain client unable to read its runs.
+      const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_')));
+      const env = { ...inherited, TEMPORAL_ADDRESS: server.address, GOT_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sim' };
       const child = await spawnUntil(['worker/main.ts'], 'worker polling', env);
       return { rssMiB: () => rssMiB(child.pid), stop: () => stopProcess(child) };
     },
