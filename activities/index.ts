@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ValidationError } from '../src/goo/validate';
@@ -6,13 +7,14 @@ import { costOf } from '../src/llm/cost';
 import type { LlmClient } from '../src/llm/client';
 import { cacheKey, type ResponseCache } from '../src/llm/cache';
 import { checkRun } from '../src/run/check';
+import { FAILURE } from '../src/run/wire';
 import { taskIdOf, type TaskRef } from '../src/tasks/declarative/schema';
 import { resolveTask } from '../src/tasks/registry';
 import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
 import type { ThoughtState } from '../src/grs/types';
-import type { LlmStep, LlmStepResult, LocalCheck, LocalChecks, LocalResult, LocalStep, PreparedRun, ScoreStep, ScoreStepResult } from './llm-step';
+import type { LlmStep, LlmStepResult, LocalCheck, LocalChecks, LocalResult, LocalStep, PreparedRun, ScoreStep, ScoreStepResult, StepThought } from './llm-step';
 
-export type { CallReport, LlmStep, LlmStepResult, LocalCheck, LocalChecks, LocalResult, LocalStep, PreparedRun, ScoreStep, ScoreStepResult } from './llm-step';
+export type { CallReport, LlmStep, LlmStepResult, StepThought, LocalCheck, LocalChecks, LocalResult, LocalStep, PreparedRun, ScoreStep, ScoreStepResult } from './llm-step';
 
 export interface ActivityDeps {
   llm: LlmClient;
@@ -84,10 +86,11 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
     async prepareRun(input: unknown): Promise<PreparedRun> {
       try {
         const { task, problem, request } = checkRun(input);
-        const { problem: _omitted, ...checked } = request;
-        return { rootState: task.rootState(problem), higherIsBetter: task.higherIsBetter, request: checked };
+        const { problem: sent, ...checked } = request;
+        const reparsed = !isDeepStrictEqual(problem, sent);
+        return { rootState: task.rootState(problem), higherIsBetter: task.higherIsBetter, request: checked, ...(reparsed ? { problem } : {}) };
       } catch (e) {
-        if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, 'ValidationError', e.issues);
+        if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, FAILURE.validation, e.issues);
         throw e;
       }
     },
@@ -96,14 +99,16 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       const task = taskOf(step.task);
       const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem: step.problem };
       const { completion, ...meta } = await complete(step, buildPrompt(task, request));
-      const answers = completion.texts.map((text, i) => parseAnswer(task, request, text, completion.finishReasons[i]!));
-      const checks = step.checks?.length ? answers.map((thoughts) => thoughts.map((t) => localChecks(task, step.checks!, t.state, step.problem))) : undefined;
-      return { answers, ...(checks ? { checks } : {}), ...meta };
+      const asked = step.checks?.length ? step.checks : undefined;
+      const answers = completion.texts.map((text, i) =>
+        parseAnswer(task, request, text, completion.finishReasons[i]!).map((t): StepThought => (asked ? { ...t, checks: localChecks(task, asked, t.state, step.problem) } : t)),
+      );
+      return { answers, ...meta };
     },
 
     async scoreWithLlm(step: ScoreStep): Promise<ScoreStepResult> {
       const scorer = taskOf(step.task).llmScorers?.[step.scorer];
-      if (!scorer) throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, 'ValidationError');
+      if (!scorer) throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, FAILURE.validation);
       const { completion, ...meta } = await complete(step, scorer.buildPrompt(step.state, step.problem));
       const ratings = completion.texts.map((text) => {
         try {
@@ -141,7 +146,7 @@ function taskOf(ref: TaskRef): AnyTask {
   try {
     return resolveTask(ref);
   } catch (e) {
-    throw ApplicationFailure.nonRetryable(e instanceof Error ? e.message : String(e), 'ValidationError');
+    throw ApplicationFailure.nonRetryable(e instanceof Error ? e.message : String(e), FAILURE.validation);
   }
 }
 
@@ -159,7 +164,7 @@ function buildPrompt(task: AnyTask, request: PromptRequest): ChatMessage[] {
   try {
     return task.buildPrompt(request);
   } catch (e) {
-    throw ApplicationFailure.nonRetryable(`cannot build the "${request.prompt}" prompt of task "${task.id}": ${e instanceof Error ? e.message : String(e)}`, 'PromptError');
+    throw ApplicationFailure.nonRetryable(`cannot build the "${request.prompt}" prompt of task "${task.id}": ${e instanceof Error ? e.message : String(e)}`, FAILURE.prompt);
   }
 }
 
@@ -214,10 +219,10 @@ function toFailure(error: unknown, baseURL: string, apiKey: string): Application
   const classified = classifyLlmError(error, baseURL);
   // Some endpoints echo the key they rejected; the message goes into history and logs, the key must not.
   const fault = { ...classified, message: redact(classified.message, apiKey) };
-  if (!fault.retryable) return ApplicationFailure.create({ message: fault.message, type: 'LlmRequestRejected', nonRetryable: true });
+  if (!fault.retryable) return ApplicationFailure.create({ message: fault.message, type: FAILURE.llmRequestRejected, nonRetryable: true });
   return ApplicationFailure.create({
     message: fault.message,
-    type: fault.kind === 'rate-limited' ? 'LlmRateLimited' : 'LlmUnavailable',
+    type: fault.kind === 'rate-limited' ? FAILURE.llmRateLimited : FAILURE.llmUnavailable,
     nonRetryable: false,
     // Honour the provider's Retry-After instead of the fixed backoff.
     ...(fault.retryAfterMs !== undefined ? { nextRetryDelay: fault.retryAfterMs } : {}),

@@ -48,10 +48,18 @@ export interface CallReport {
   faults?: string[];
 }
 
+/** A thought an LLM step made, with the local checks it was asked for (`LlmStep.checks`). */
+export interface StepThought extends ParsedThought {
+  checks?: LocalChecks;
+}
+
 export interface LlmStepResult extends CallReport {
-  /** Parsed thoughts per sample, in sample order. */
-  answers: ParsedThought[][];
-  /** Per answer, the local checks asked for in `LlmStep.checks`; absent when none were. */
+  /** Parsed thoughts per sample, in sample order, each with its own checks. */
+  answers: StepThought[][];
+  /**
+   * How results recorded before thoughts carried their own checks gave them: per answer, matched
+   * by index. Read when replaying such histories (`workflows/steps/llm.ts`); never written now.
+   */
   checks?: LocalChecks[][];
 }
 
@@ -90,4 +98,9 @@ export interface PreparedRun {
   higherIsBetter: boolean;
   /** Defaults filled in; without the problem, which the workflow has already and which may be large (documents). */
   request?: Omit<RunRequest, 'problem'>;
+  /**
+   * The problem as the task parsed it, only where that differs from the one sent (a task whose
+   * problem schema fills in defaults or normalises), so a large problem is not recorded twice.
+   */
+  problem?: unknown;
 }

@@ -22,6 +22,7 @@ import { startRun } from '../src/client/runs';
 import { startSimulatedLlm } from '../src/simllm/server';
 import { TASKS } from '../src/tasks/registry';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
+import { pendingHumanScoresQuery, scoreThoughtsUpdate } from '../workflows/definitions';
 
 const GENERATION = process.argv[2];
 if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION)) {
@@ -121,11 +122,11 @@ async function main() {
       { taskQueue, workflowId: 'fixture-sorting-human-32' },
     );
     const pending = await poll('the human Score operation', async () => {
-      const waiting = await human.query<PendingHumanScore[]>('pendingHumanScores');
+      const waiting = await human.query(pendingHumanScoresQuery);
       return waiting.find((p) => p.operationId === 'rate');
     });
     const scores = Object.fromEntries(pending.thoughts.map((t, i) => [t.id, i + 1]));
-    await human.executeUpdate('scoreThoughts', { args: [{ operationId: 'rate', scores, by: 'recorder' }] });
+    await human.executeUpdate(scoreThoughtsUpdate, { args: [{ operationId: 'rate', scores, by: 'recorder' }] });
     await human.result();
     await save('sorting-human-32', human);
 

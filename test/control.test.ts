@@ -14,6 +14,7 @@ import { GOT_SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 import { sortingTask, type SortingProblem } from '../src/tasks/sorting';
 import { bundleGotWorkflows } from '../worker/create';
 import { startHarness, type Harness } from './support/harness';
+import { pendingHumanScoresQuery, scoreThoughtsUpdate } from '../workflows/definitions';
 
 /**
  * Controlling a running Controller from outside: cancelling it (the partial GRS survives), and
@@ -123,9 +124,9 @@ function humanGoo(scorer: Extract<Scorer, { kind: 'human' }>): GoO {
 
 const humanRun = (scorer: Extract<Scorer, { kind: 'human' }>): RunRequestInput => ({ task: 'sorting', problem: PROBLEM, goo: humanGoo(scorer), labels: { scheme: 'human', size: 32 } });
 
-const pendingOf = async (handle: WorkflowHandle, operationId = 'rate') => (await handle.query<PendingHumanScore[]>('pendingHumanScores')).find((p) => p.operationId === operationId);
+const pendingOf = async (handle: WorkflowHandle, operationId = 'rate') => (await handle.query(pendingHumanScoresQuery)).find((p) => p.operationId === operationId);
 const waitForPending = (handle: WorkflowHandle) => until('the human Score operation to wait', () => pendingOf(handle));
-const sendScores = (handle: WorkflowHandle, scores: HumanScores) => handle.executeUpdate<{ accepted: number }, [HumanScores]>('scoreThoughts', { args: [scores] });
+const sendScores = (handle: WorkflowHandle, scores: HumanScores) => handle.executeUpdate(scoreThoughtsUpdate, { args: [scores] });
 const localScore = (state: Record<string, unknown>) => sortingTask.score!(state, PROBLEM);
 const thoughtsOf = (grs: Grs, ids: string[]) => ids.map((id) => grs.thoughts.find((t) => t.id === id)!);
 
@@ -205,7 +206,7 @@ describe('a Score operation scored by a person', () => {
     expect(op('rate')).toMatchObject({ status: 'cancelled', note: 'the run was cancelled' });
     expect(op('best').status).toBe('pending');
     for (const t of thoughtsOf(grs, pending.thoughts.map((t) => t.id))) expect(t.score, t.id).toBeUndefined();
-    expect(await handle.query<PendingHumanScore[]>('pendingHumanScores')).toEqual([]);
+    expect(await handle.query(pendingHumanScoresQuery)).toEqual([]);
     const { grs: rebuilt } = await inspectRun(h.client, handle.workflowId, undefined, { workflowBundle: bundle });
     expect(rebuilt).toEqual(grs);
     expect(await until('GotStatus to be cancelled', async () => ((await statusOf(handle)) === 'cancelled' ? 'cancelled' : undefined))).toBe('cancelled');

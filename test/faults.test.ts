@@ -15,6 +15,7 @@ import { sortingTask } from '../src/tasks/sorting';
 import { sortPrompt } from '../src/tasks/sorting/prompts';
 import { startHarness, type Harness } from './support/harness';
 import { eventually, failureOf, graphFacts, retryGap } from './support/faults';
+import { FAILURE, QUERY } from '../src/run/wire';
 
 /** Per-attempt timeout of the runs here: a slow answer beyond it is given up and retried. */
 const TIMEOUT_SECONDS = 2;
@@ -239,11 +240,11 @@ describe('runs on Temporal against a faulty endpoint', () => {
     const handle = await startRun(h.client, sortingRun('got', 32), { taskQueue: h.taskQueue });
     const failure = await failureOf(handle);
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(failure.type).toBe('RunFailed');
+    expect(failure.type).toBe(FAILURE.runFailed);
     expect(failure.message).toContain(`run failed in operation split: ${cause} ${h.llm.baseURL} (${status})`);
     // Not retried: exactly one request reached the endpoint.
     expect(h.llm.stats()).toMatchObject({ requests: 1, completions: 0, faults: { [String(status)]: 1 } });
-    const grs = await handle.query<RunResult['grs']>('grs');
+    const grs = await handle.query<RunResult['grs']>(QUERY.grs);
     expect(grs.operations.find((o) => o.id === 'split')).toMatchObject({ status: 'failed', note: expect.stringContaining(`${cause} ${h.llm.baseURL}`) });
   });
 

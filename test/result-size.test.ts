@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Thought } from '../src/grs/types';
 import type { RunResult } from '../src/run/request';
-import { fitPayloadLimit } from '../workflows/got';
+import { fitPayloadLimit } from '../workflows/result';
 
 const thought = (id: string, size: number): Thought => ({ id, operationId: id.split('/')[0]!, parents: [], state: { text: 'x'.repeat(size) }, valid: true, score: 1 });
 

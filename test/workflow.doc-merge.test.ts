@@ -2,7 +2,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import type { Grs, Thought } from '../src/grs/types';
-import { WORKFLOW_TYPE, type RunRequestInput, type RunResult } from '../src/run/request';
+import { type RunRequestInput, type RunResult } from '../src/run/request';
+import { WORKFLOW_TYPE } from '../src/run/wire';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { startHarness, type Harness } from './support/harness';
 

@@ -4,7 +4,7 @@ import { startRun, queryProgress, resultOf } from '../src/client/runs';
 import type { GoO } from '../src/goo/schema';
 import type { RunRequestInput } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
-import { WORKFLOW_TYPE } from '../src/run/request';
+import { WORKFLOW_TYPE } from '../src/run/wire';
 import { startHarness, type Harness } from './support/harness';
 
 const LATENCY_MS = 150;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../src/goo/validate';
-import { DEFAULT_TASK_QUEUE } from '../src/run/request';
+import { DEFAULT_TASK_QUEUE } from '../src/run/wire';
 
 /**
  * The worker's configuration, from the environment only: this is where the endpoint and its API

@@ -1,11 +1,9 @@
-import { condition, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
 import type { Thought } from '../src/grs/types';
 import type { HumanScores, PendingHumanScore } from '../src/run/request';
+import { pendingHumanScoresQuery, scoreThoughtsUpdate } from './definitions';
 
 type HumanScoresSchema = typeof import('../src/run/request').HumanScores;
-
-export const scoreThoughtsUpdate = defineUpdate<{ accepted: number }, [HumanScores]>('scoreThoughts');
-export const pendingHumanScoresQuery = defineQuery<PendingHumanScore[]>('pendingHumanScores');
 
 /**
  * Human Score operations: the run waits (durably, for hours if need be) for a person to send
@@ -15,7 +13,7 @@ export const pendingHumanScoresQuery = defineQuery<PendingHumanScore[]>('pending
 export class HumanScoring {
   private readonly pending = new Map<string, PendingHumanScore>();
   private readonly received = new Map<string, HumanScores>();
-  /** Loaded by the first human operation: runs without one never evaluate the schema library (see FAST_STEPS_PATCH). */
+  /** Loaded by the first human operation: runs without one never evaluate the schema library (see `paths/fast-steps.ts`). */
   private schema?: HumanScoresSchema;
 
   constructor() {

@@ -1,3 +1,3 @@
 // The worker bundles this file: it must export every workflow and import only deterministic code.
-export { graphOfThoughts, progressQuery, grsQuery } from './got';
-export { scoreThoughtsUpdate, pendingHumanScoresQuery } from './human-scores';
+export { graphOfThoughts } from './got';
+export { grsQuery, pendingHumanScoresQuery, progressQuery, scoreThoughtsUpdate } from './definitions';

@@ -3,7 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ensureLocalServer, stopLocalServer } from '../devserver/dev-server';
 import { ensureTemporalCli } from '../devserver/temporal-cli';
 import { ValidationError } from '../goo/validate';
-import { DEFAULT_TASK_QUEUE } from '../run/request';
+import { DEFAULT_TASK_QUEUE } from '../run/wire';
 import { startSimulatedLlm } from '../simllm/server';
 import { codecServerOptionsFromEnv, startCodecServer } from '../codec/server';
 import { generateCodecKey } from '../codec/keys';

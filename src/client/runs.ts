@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { checkRun } from '../run/check';
-import { DEFAULT_TASK_QUEUE, WORKFLOW_TYPE, type Progress, type RunRequestInput, type RunResult } from '../run/request';
+import type { Progress, RunRequest, RunRequestInput, RunResult } from '../run/request';
+import { DEFAULT_TASK_QUEUE, QUERY, WORKFLOW_TYPE } from '../run/wire';
 import type { Grs } from '../grs/types';
 import { taskIdOf } from '../tasks/declarative/schema';
 
@@ -22,7 +23,11 @@ export function workflowIdFor(request: RunRequestInput, now = new Date()): strin
 
 /** Validates the request against its task (refusing bad input before any cost) and starts the Controller. */
 export async function startRun(client: Client, request: RunRequestInput, o: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
-  const { request: checked } = checkRun(request);
+  return startCheckedRun(client, checkRun(request).request, o);
+}
+
+/** Starts the Controller on a request `checkRun` has already accepted in this process (the worker checks it again: its own boundary). */
+export async function startCheckedRun(client: Client, checked: RunRequest, o: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
   return client.workflow.start(WORKFLOW_TYPE, {
     taskQueue: o.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: o.workflowId ?? workflowIdFor(checked),
@@ -30,8 +35,8 @@ export async function startRun(client: Client, request: RunRequestInput, o: Star
   });
 }
 
-export const queryProgress = (handle: WorkflowHandle) => handle.query<Progress>('progress');
-export const queryGrs = (handle: WorkflowHandle) => handle.query<Grs>('grs');
+export const queryProgress = (handle: WorkflowHandle) => handle.query<Progress>(QUERY.progress);
+export const queryGrs = (handle: WorkflowHandle) => handle.query<Grs>(QUERY.grs);
 export const resultOf = (handle: WorkflowHandle) => handle.result() as Promise<RunResult>;
 
 /** The Web UI page of one run (the dev server's UI, or TEMPORAL_UI_URL for a deployment). */

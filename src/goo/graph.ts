@@ -1,4 +1,5 @@
 import type { GoO, Operation } from './schema';
+import { FAILURE } from '../run/wire';
 
 /**
  * What the Controller needs to know of a GoO besides its shape, without the schema library: the
@@ -33,7 +34,7 @@ export interface Issue {
 
 /** A GoO (or run request) that must not run: every issue names the field and what was expected. */
 export class ValidationError extends Error {
-  override readonly name = 'ValidationError';
+  override readonly name = FAILURE.validation;
   constructor(
     readonly subject: string,
     readonly issues: Issue[],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult, DEFAULT_TASK_QUEUE, WORKFLOW_TYPE } from './request';
+import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult } from './request';
+import { DEFAULT_TASK_QUEUE, WORKFLOW_TYPE } from './wire';
 
 /**
  * The public contract of the Controller workflow, for clients in any language: its type name, task

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GoO } from '../goo/schema';
 import { TaskRefSchema } from '../tasks/declarative/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
+import { DEFAULT_PRICING, SIMULATED_MODEL } from './wire';
 
 /**
  * The public contract of one run: what a client (any language) sends to start the Controller
@@ -9,20 +10,17 @@ import { Grs, Thought, ThoughtState } from '../grs/types';
  * they live in the worker's environment.
  */
 
-export const WORKFLOW_TYPE = 'graphOfThoughts';
-export const DEFAULT_TASK_QUEUE = 'got';
-
 /** Prices in USD per million tokens. Defaults are the paper's gpt-3.5-turbo prices. */
 export const Pricing = z.strictObject({
-  inputPerMTok: z.number().min(0).default(1.5),
-  outputPerMTok: z.number().min(0).default(2.0),
+  inputPerMTok: z.number().min(0).default(DEFAULT_PRICING.inputPerMTok),
+  outputPerMTok: z.number().min(0).default(DEFAULT_PRICING.outputPerMTok),
 });
 
 export const LlmSettings = z.strictObject({
-  model: z.string().min(1).default('sim-got-1'),
+  model: z.string().min(1).default(SIMULATED_MODEL),
   temperature: z.number().min(0).max(2).default(1.0),
   maxTokens: z.number().int().positive().max(1_000_000).optional(),
-  pricing: Pricing.default({ inputPerMTok: 1.5, outputPerMTok: 2.0 }),
+  pricing: Pricing.default({ ...DEFAULT_PRICING }),
   /** Per-attempt timeout of one LLM call. */
   timeoutSeconds: z.number().positive().max(3600).default(120),
   /** A call whose worker stops heartbeating this long is retried elsewhere (how a crashed worker is noticed). */

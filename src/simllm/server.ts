@@ -19,10 +19,12 @@ import { decode, encode } from 'gpt-tokenizer';
 import { hashSeed, seededRandom } from '../util/random';
 import { applyAnswerFault, DEFAULT_GARBAGE, DEFAULT_SLOW_MS, errorBody, faultLabel, FaultPlan, isAnswerFault, isStatusFault, type AnswerFault, type SimChoice, type SimFault, type SimFaultRateOptions, type SimFaultRates } from './faults';
 import { recognise } from './responders';
+import { SIMULATED_MODEL } from '../run/wire';
 
 export type { AnswerFault, HttpFault, SimFault, SimFaultRateOptions, SimFaultRates } from './faults';
 
-export const SIM_MODEL = 'sim-got-1';
+/** The model name the simulator answers as. */
+export const SIM_MODEL = SIMULATED_MODEL;
 
 export interface SimLlmOptions {
   /** 0 (default) picks a free port. */

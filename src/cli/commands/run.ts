@@ -1,10 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import type { WorkflowHandle } from '@temporalio/client';
-import { queryProgress, resultOf, startRun, webUiLink } from '../../client/runs';
+import { queryProgress, resultOf, startCheckedRun, webUiLink } from '../../client/runs';
 import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput } from '../../run/request';
+import { DEFAULT_PRICING, SIMULATED_MODEL } from '../../run/wire';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { chooseProblem } from '../problem';
@@ -70,10 +71,10 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     problem: problem as RunRequestInput['problem'],
     goo: o.goo ? (readJsonFile(o.goo, '--goo') as RunRequestInput['goo']) : scheme({ size, problem }),
     llm: {
-      model: o.model ?? process.env.GOT_MODEL ?? (process.env.OPENAI_BASE_URL ? 'gpt-4o-mini' : 'sim-got-1'),
+      model: o.model ?? process.env.GOT_MODEL ?? (process.env.OPENAI_BASE_URL ? 'gpt-4o-mini' : SIMULATED_MODEL),
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
-      pricing: { inputPerMTok: o.priceInput ?? 1.5, outputPerMTok: o.priceOutput ?? 2.0 },
+      pricing: { inputPerMTok: o.priceInput ?? DEFAULT_PRICING.inputPerMTok, outputPerMTok: o.priceOutput ?? DEFAULT_PRICING.outputPerMTok },
       ...(o.cache ? { cache: true } : {}),
       ...(o.fanOut && o.fanOut !== 'batched' ? { fanOut: o.fanOut } : {}),
     },
@@ -85,7 +86,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
 
 export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport | undefined> {
   const request = requestFromOptions(o);
-  checkRun(request); // refuse bad input before a server, a worker or an LLM is touched
+  const { request: checked } = checkRun(request); // refuse bad input before a server, a worker or an LLM is touched
   if (o.dryRun) {
     console.log(JSON.stringify(request, null, 2));
     return undefined;
@@ -93,7 +94,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
   const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, log });
   try {
     const started = Date.now();
-    const handle = await startRun(runtime.client, request, { taskQueue: o.taskQueue, ...(o.workflowId ? { workflowId: o.workflowId } : {}) });
+    const handle = await startCheckedRun(runtime.client, checked, { taskQueue: o.taskQueue, ...(o.workflowId ? { workflowId: o.workflowId } : {}) });
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
     log(`Started ${handle.workflowId}\n  Web UI: ${webUi}`);
     const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle) : await resultOf(handle);

@@ -1,0 +1,61 @@
+/**
+ * Every name that crosses a process boundary, and every default a client, the CLI and the worker
+ * must agree on, defined once. This module imports nothing (no zod, no SDK): the workflow bundle,
+ * the worker, the client, the CLI, the JSON Schema export and the tests all read it.
+ */
+
+/** The Controller's workflow type, as clients in any language start it. */
+export const WORKFLOW_TYPE = 'graphOfThoughts';
+
+/** The task queue runs go to unless told otherwise. */
+export const DEFAULT_TASK_QUEUE = 'got';
+
+/** Query names the Controller answers. */
+export const QUERY = {
+  /** Operations done, running and waiting; calls, tokens and cost so far (`Progress`). */
+  progress: 'progress',
+  /** The Graph Reasoning State as it stands (`Grs`). */
+  grs: 'grs',
+  /** Human Score operations waiting for a person (`PendingHumanScore[]`). */
+  pendingHumanScores: 'pendingHumanScores',
+} as const;
+
+/** Update names the Controller accepts. */
+export const UPDATE = {
+  /** A person's scores for a waiting human Score operation (`HumanScores` → `{ accepted }`). */
+  scoreThoughts: 'scoreThoughts',
+} as const;
+
+/**
+ * Failure types (`ApplicationFailure.type`): what a client can branch on, and what the Controller's
+ * retry policies name as non-retryable.
+ */
+export const FAILURE = {
+  /** Bad input: the request, its GoO or problem, or a task that cannot serve it. Never retried. */
+  validation: 'ValidationError',
+  /** The endpoint refused the request (400, 401, 403, 404, 422). Never retried. */
+  llmRequestRejected: 'LlmRequestRejected',
+  /** A task could not build one of its prompts. Never retried. */
+  prompt: 'PromptError',
+  /** The endpoint asked us to slow down (429); retried after its Retry-After. */
+  llmRateLimited: 'LlmRateLimited',
+  /** The endpoint failed or could not be reached (5xx, reset, timeout, a body that is no completion); retried. */
+  llmUnavailable: 'LlmUnavailable',
+  /** The run failed in one of its operations (the message names which and why). */
+  runFailed: 'RunFailed',
+} as const;
+
+/** Failures a retry cannot mend: the LLM steps and local steps give up at once on these. */
+export const NON_RETRYABLE_FAILURES: readonly string[] = [FAILURE.llmRequestRejected, FAILURE.validation, FAILURE.prompt];
+
+/** `patched()` ids of the Controller's behaviour changes (docs/decisions.md, 16). */
+export const PATCH = {
+  /** Checks in the producing LLM step, filters in the same turn, the request checked by the worker. */
+  fastSteps: 'fast-steps',
+} as const;
+
+/** The simulated LLM's model name: the default model of a run when no real endpoint is configured. */
+export const SIMULATED_MODEL = 'sim-got-1';
+
+/** USD per million tokens when a run names no prices: the paper's gpt-3.5-turbo prices. */
+export const DEFAULT_PRICING = { inputPerMTok: 1.5, outputPerMTok: 2.0 } as const;

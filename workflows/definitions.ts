@@ -1,0 +1,13 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { Grs } from '../src/grs/types';
+import type { HumanScores, PendingHumanScore, Progress } from '../src/run/request';
+import { QUERY, UPDATE } from '../src/run/wire';
+
+/** The `progress` query: operations done and running, calls, tokens and cost so far. */
+export const progressQuery = defineQuery<Progress>(QUERY.progress);
+/** The `grs` query: the Graph Reasoning State as it stands. */
+export const grsQuery = defineQuery<Grs>(QUERY.grs);
+/** The `pendingHumanScores` query: human Score operations waiting for a person. */
+export const pendingHumanScoresQuery = defineQuery<PendingHumanScore[]>(QUERY.pendingHumanScores);
+/** The `scoreThoughts` update: a person's scores for a waiting human Score operation. */
+export const scoreThoughtsUpdate = defineUpdate<{ accepted: number }, [HumanScores]>(UPDATE.scoreThoughts);

@@ -1,0 +1,39 @@
+import type { LocalActivityInterfaceFor } from '@temporalio/workflow';
+import type { GotActivities, LocalCheck, PreparedRun } from '../../activities';
+import type { AnalyzedGoO } from '../../src/goo/graph';
+import type { Operation } from '../../src/goo/schema';
+import type { RunRequest, RunRequestInput } from '../../src/run/request';
+import type { HumanScoring } from '../human-scores';
+
+/** A run whose request was checked: the request with its defaults, its analysed GoO, its root. */
+export interface PreparedRequest {
+  request: RunRequest;
+  analyzed: AnalyzedGoO;
+  prepared: PreparedRun;
+}
+
+/** What preparing a run needs from the workflow entry. */
+export interface PrepareEnv {
+  local: LocalActivityInterfaceFor<GotActivities>;
+  humans: HumanScoring;
+  /** Records the run as started in the Web UI; a path calls it exactly where its generation did. */
+  markStarted(request: RunRequest): void;
+  /** Records the run as failed or cancelled in the Web UI when preparing it failed. */
+  markEnded(error: unknown): void;
+}
+
+/**
+ * One generation of the Controller's behaviour. Runs keep the generation they started with (a
+ * `patched()` marker in their history), so a worker upgrade never changes a run in flight. The
+ * workflow entry picks one in one place; retiring a generation deletes its file.
+ */
+export interface RunPath {
+  /** Checks the request before any LLM money is spent and makes the root thought; marks the run started. */
+  prepare(input: RunRequestInput, env: PrepareEnv): Promise<PreparedRequest>;
+  /** The task's local checks the LLM steps compute on each thought they make. */
+  checksOf(operations: readonly Operation[]): LocalCheck[];
+  /** Filters and checks whose values are known finish in the turn that launches them. */
+  readonly finishesInTurn: boolean;
+  /** An LLM call takes a free call slot at once instead of waiting a turn. */
+  readonly takesFreeSlotAtOnce: boolean;
+}

@@ -1,0 +1,35 @@
+import type { OperationOf, Scorer } from '../../src/goo/schema';
+import type { Thought } from '../../src/grs/types';
+import { hashSeed } from '../../src/util/random';
+import { budgetLeft } from '../budget';
+import type { OperationRun, RunContext } from '../context';
+import { recordCall, summarised } from './llm';
+
+type LlmScorer = Extract<Scorer, { kind: 'llm' }>;
+
+/**
+ * A Score operation with an LLM judge: each valid input thought is judged (k samples) in parallel.
+ * Judging an answer that could not be read would pay for nothing: it stays unscored and ranks last.
+ */
+export async function judgeAll(ctx: RunContext, run: OperationRun<OperationOf<'score'>>, scorer: LlmScorer): Promise<Thought[]> {
+  await Promise.all(run.inputs.map((t, i) => (t.valid ? judge(ctx, run, scorer, String(i), t) : undefined)));
+  return run.inputs;
+}
+
+/** Scores one thought by asking the LLM (the task's judge), unless the budget is spent. */
+async function judge(ctx: RunContext, { op, clock }: OperationRun, scorer: LlmScorer, key: string, thought: Thought): Promise<void> {
+  if (!budgetLeft(ctx)) return;
+  const { request } = ctx;
+  const step = {
+    task: request.task,
+    scorer: scorer.prompt,
+    problem: request.problem,
+    state: thought.state,
+    samples: scorer.samples,
+    llm: request.llm,
+    seed: hashSeed(request.seed, op.id, key),
+  };
+  const result = await ctx.slots.run(() => ctx.llm.scoreWithLlm.executeWithOptions(summarised(ctx.llmOptions, `${op.id}: judge ${thought.id} ×${scorer.samples}`), [step]));
+  recordCall(ctx, clock, { op, key, purpose: 'score', inputThoughts: [thought.id], samples: scorer.samples, report: result });
+  ctx.grs.setScore(thought.id, result.score);
+}

@@ -1,0 +1,115 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+import type { CallReport, LlmStep, LlmStepResult, StepThought } from '../../activities';
+import type { Operation } from '../../src/goo/schema';
+import type { NewThought } from '../../src/grs/recorder';
+import type { LlmCall, Thought } from '../../src/grs/types';
+import { hashSeed } from '../../src/util/random';
+import { budgetLeft } from '../budget';
+import type { OpClock, RunContext } from '../context';
+
+/** One LLM step of an operation: which prompt, on which thoughts, how many samples, under which key. */
+export interface LlmAsk {
+  op: Operation & { prompt: string; params?: Record<string, unknown> };
+  clock: OpClock;
+  /** Names the step within its operation (the input's index, or `<input>-<try>`): thought ids and seeds derive from it. */
+  key: string;
+  purpose: LlmStep['purpose'];
+  inputs: Thought[];
+  samples: number;
+}
+
+/** Asks the LLM; returns the thoughts it made, or none when the budget is spent. */
+export async function askLlm(ctx: RunContext, ask: LlmAsk): Promise<Thought[]> {
+  if (!budgetLeft(ctx)) return [];
+  const { request, grs } = ctx;
+  const { op, key, purpose, inputs, samples } = ask;
+  const parents = inputs.map((t) => t.id);
+  const from = parents.join(', ');
+  const step = (n: number, seed: number): LlmStep => ({
+    task: request.task,
+    purpose,
+    prompt: op.prompt,
+    params: op.params ?? {},
+    thoughts: inputs.map((t) => t.state),
+    problem: request.problem,
+    samples: n,
+    llm: request.llm,
+    seed,
+    ...(ctx.checks.length ? { checks: ctx.checks } : {}),
+  });
+  // Batched: one call asks for all k samples (n = k, the prompt paid once). Per sample: k calls of one
+  // sample each, run in parallel (for endpoints without `n`, or to spread one fan-out over workers).
+  const perSample = request.llm.fanOut === 'perSample' && samples > 1;
+  const calls = perSample
+    ? Array.from({ length: samples }, (_, j) => ({ key: `${key}-s${j}`, step: step(1, hashSeed(request.seed, op.id, key, j)), summary: `${op.id}: ${purpose} sample ${j + 1}/${samples} from ${from}` }))
+    : [{ key, step: step(samples, hashSeed(request.seed, op.id, key)), summary: `${op.id}: ${purpose} ×${samples} from ${from}` }];
+  const results = await Promise.all(calls.map((c) => ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(summarised(ctx.llmOptions, c.summary), [c.step]))));
+
+  // Thoughts are named after their position among all samples, however many calls produced them.
+  const created: NewThought[] = [];
+  const made: StepThought[] = [];
+  const recorded = results.map((result, i) => {
+    const call = recordCall(ctx, ask.clock, { op, key: calls[i]!.key, purpose, inputThoughts: parents, samples: calls[i]!.step.samples, report: result });
+    const mine = thoughtsOf(result);
+    made.push(...mine);
+    created.push(...mine.map(({ checks: _checks, ...t }) => ({ ...t, parents, callId: call.id })));
+    return { call, count: mine.length };
+  });
+  const thoughts = grs.addThoughts(op.id, key, created);
+  thoughts.forEach((t, i) => {
+    const checks = made[i]!.checks;
+    if (checks) ctx.checked.set(t.id, checks);
+  });
+  let next = 0;
+  for (const { call, count } of recorded) {
+    grs.linkCallOutputs(call.id, thoughts.slice(next, next + count).map((t) => t.id));
+    next += count;
+  }
+  return thoughts;
+}
+
+/** One recorded LLM call: what it was for, and what the activity reported. */
+export interface CallRecord {
+  op: Operation;
+  key: string;
+  purpose: LlmCall['purpose'];
+  inputThoughts: string[];
+  samples: number;
+  report: CallReport;
+}
+
+/** Records one LLM call in the GRS (tokens, cost, timings, retries) and advances the operation's clock. */
+export function recordCall({ grs }: RunContext, clock: OpClock, { op, key, purpose, inputThoughts, samples, report }: CallRecord): LlmCall {
+  clock.saw(report.finishedAt);
+  return grs.recordCall(key, {
+    operationId: op.id,
+    purpose,
+    inputThoughts,
+    outputThoughts: [],
+    model: report.model,
+    samples,
+    usage: report.usage,
+    costUsd: report.costUsd,
+    latencyMs: report.latencyMs,
+    startedAt: report.startedAt,
+    finishedAt: report.finishedAt,
+    attempt: report.attempt,
+    ...(report.cached ? { cached: true } : {}),
+    ...(report.faults?.length ? { faults: report.faults } : {}),
+  });
+}
+
+/** The Web UI lists each LLM call by its summary: which operation, what for, from which thoughts. */
+export function summarised(options: ActivityOptions, summary: string): ActivityOptions {
+  return { ...options, summary: summary.length > 200 ? `${summary.slice(0, 199)}…` : summary };
+}
+
+/**
+ * A step's thoughts with their checks. Results recorded before thoughts carried their own checks
+ * gave them as a parallel `checks[][]`; histories of such runs still replay through here.
+ */
+function thoughtsOf(result: LlmStepResult): StepThought[] {
+  const legacy = result.checks;
+  if (!legacy) return result.answers.flat();
+  return result.answers.flatMap((answer, i) => answer.map((t, j) => (legacy[i]?.[j] ? { ...t, checks: legacy[i]![j]! } : t)));
+}
