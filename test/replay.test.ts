@@ -9,7 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Grs } from '../src/grs/types';
 import { rebuildGrs } from '../src/inspect/rebuild';
 import type { HumanScores, RunResult } from '../src/run/request';
-import { FAST_STEPS_PATCH } from '../workflows/got';
+import type { LlmStepResult } from '../activities';
+import { PATCH } from '../src/run/wire';
 import { bundleGotWorkflows } from '../worker/create';
 
 /**
@@ -24,8 +25,12 @@ type History = temporal.api.history.v1.IHistory;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url));
-/** Recorded before FAST_STEPS_PATCH (request parsed in the workflow, local activities for checks), then with it. */
-const GENERATIONS = ['1-before-fast-steps', '2-fast-steps'];
+/**
+ * Recorded before the fast-steps patch (request parsed in the workflow, local activities for
+ * checks), then with it (LLM results carrying checks as a parallel array), then with each thought
+ * carrying its own checks.
+ */
+const GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks'];
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
   'doc-merge-got-4',
@@ -86,14 +91,27 @@ describe('recorded histories replay against the current Controller', () => {
     for (const r of results) expect(r.error?.message, r.workflowId).toBeUndefined();
   });
 
-  it('covers both paths of the Controller: runs recorded before FAST_STEPS_PATCH and runs recorded with it', () => {
+  it('covers both paths of the Controller: runs recorded before PATCH.fastSteps and runs recorded with it', () => {
     const localChecks = (history: History) => history.events!.filter((e) => /^(scoreThoughts|validateThoughts|checkGroundTruth)$/.test(localActivityType(e) ?? '')).length;
     for (const { name, history } of fixtures) {
-      expect(patchesOf(history), name).toEqual(name.startsWith('1-') ? [] : [FAST_STEPS_PATCH]);
+      expect(patchesOf(history), name).toEqual(name.startsWith('1-') ? [] : [PATCH.fastSteps]);
       // With the patch, thoughts are checked by the LLM step that made them: no local activity does it.
       if (!name.startsWith('1-')) expect(localChecks(history), name).toBe(0);
     }
     expect(localChecks(fixture('1-before-fast-steps/sorting-got-32'))).toBeGreaterThan(3);
+  });
+
+  it('covers both shapes of LLM step results: checks matched by index, and checks carried by each thought', () => {
+    const shapes = (generation: string) =>
+      fixtures
+        .filter((f) => f.name.startsWith(`${generation}/`))
+        .flatMap((f) => llmStepResults(f.history))
+        .map((r) => (r.checks ? 'by index' : r.answers.flat().some((t) => t.checks) ? 'per thought' : 'none'));
+    // Runs whose GoO uses no local check (doc-merge judges with the LLM) carry none in either shape.
+    expect(shapes('2-fast-steps')).toContain('by index');
+    expect(shapes('2-fast-steps')).not.toContain('per thought');
+    expect(shapes('3-thought-checks')).toContain('per thought');
+    expect(shapes('3-thought-checks')).not.toContain('by index');
   });
 
   it.each(EXPECTED.filter((n) => !n.endsWith('-failed')))('rebuilds the GRS of %s from its history, equal to the GRS the run returned', async (name) => {
@@ -153,6 +171,17 @@ describe('the replay test catches an incompatible Controller', () => {
     await expect(Worker.runReplayHistory({ workflowBundle: reordered, replayName: 'replay-reordered-single', sinks: noSinks }, fixture('2-fast-steps/sorting-got-32'))).rejects.toThrow(DeterminismViolationError);
   });
 });
+
+/** The results of a history's LLM steps (`callLlm` activities), as the workflow received them. */
+function llmStepResults(history: History): LlmStepResult[] {
+  const events = history.events!;
+  const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]));
+  return events.flatMap((e) => {
+    const done = e.activityTaskCompletedEventAttributes;
+    if (!done || scheduled.get(String(done.scheduledEventId)) !== 'callLlm') return [];
+    return [defaultPayloadConverter.fromPayload<LlmStepResult>(done.result!.payloads![0]!)];
+  });
+}
 
 /** The activity type of a local activity's marker (Core writes it in the marker's bookkeeping). */
 function localActivityType(e: HistoryEvent): string | undefined {

@@ -34,9 +34,6 @@ export interface GrsReplaySinks extends Sinks {
 }
 const { grsReplay } = proxySinks<GrsReplaySinks>();
 
-/** @deprecated the id lives in `PATCH.fastSteps` (src/run/wire.ts); kept for the replay test's readability. */
-export const FAST_STEPS_PATCH = PATCH.fastSteps;
-
 /**
  * The GoT Controller: interprets any valid GoO on one problem. Every operation starts as soon as
  * all its input operations are done, so independent branches run concurrently. LLM steps are
