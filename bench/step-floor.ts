@@ -26,6 +26,8 @@ export interface StepFloorRow {
   workflowTaskMs: number;
   /** the worker's time on one activation (SDK core metric: sandbox, SDK and workflow code), mean */
   activationMs: number;
+  /** the worker's time on one workflow task, from its arrival to the completion sent (SDK core metric), mean */
+  workerTaskMs: number;
 }
 
 const FLOOR_BUNDLE = fileURLToPath(new URL('./workflows/floor.ts', import.meta.url));
@@ -44,9 +46,12 @@ async function histogram(url: string, name: string): Promise<{ sum: number; coun
   const text = await (await fetch(url)).text();
   let sum = 0;
   let count = 0;
+  // The exporter may put a unit between the name and the suffix (`..._latency_milliseconds_sum`).
   for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}_sum`)) sum += Number(line.split(' ').at(-1));
-    if (line.startsWith(`${name}_count`)) count += Number(line.split(' ').at(-1));
+    const metric = line.split(/[{ ]/)[0]!;
+    if (!metric.startsWith(name)) continue;
+    if (metric.endsWith('_sum')) sum += Number(line.split(' ').at(-1));
+    if (metric.endsWith('_count')) count += Number(line.split(' ').at(-1));
   }
   return { sum, count };
 }
@@ -79,7 +84,7 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
     const problem = TASKS.sorting!.generateProblem(32, 1) as RunRequestInput['problem'];
     const request = (seed: number) => checkRun({ task: 'sorting', problem, goo: chain(depth), seed, labels: { scheme: 'chain', size: 32 } }).request;
     const llmSettings = LlmSettings.parse({});
-    const first = (seed: number): LlmStep => ({ task: 'sorting', purpose: 'generate', prompt: 'sort', params: {}, thoughts: [{ list: (problem as { list: number[] }).list }], problem, samples: 1, llm: llmSettings, seed });
+    const first = (seed: number): LlmStep => ({ task: 'sorting', purpose: 'generate', prompt: 'sort', params: {}, thoughts: [TASKS.sorting!.rootState(problem)], problem, samples: 1, llm: llmSettings, seed });
     const options = { startToCloseTimeout: 120_000, heartbeatTimeout: 30_000, retry: { initialInterval: 1_000, backoffCoefficient: 2, maximumInterval: 60_000, maximumAttempts: 8 } };
     const ways: Record<string, (seed: number) => Promise<{ workflowId: string; result(): Promise<unknown> }>> = {
       'Controller (GoO chain)': (seed) => startCheckedRun(client, request(seed), { taskQueue }),
@@ -87,21 +92,25 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
     };
     const rows: StepFloorRow[] = [];
     // Alternate the two, so a slow minute of the shared machine hits both alike.
-    const samples: Record<string, { perStep: number[]; task: number[]; activation: { sum: number; count: number } }> = {};
-    for (const name of Object.keys(ways)) samples[name] = { perStep: [], task: [], activation: { sum: 0, count: 0 } };
+    const samples: Record<string, { perStep: number[]; task: number[]; activation: { sum: number; count: number }; workerTask: { sum: number; count: number } }> = {};
+    for (const name of Object.keys(ways)) samples[name] = { perStep: [], task: [], activation: { sum: 0, count: 0 }, workerTask: { sum: 0, count: 0 } };
     for (const name of Object.keys(ways)) await (await ways[name]!(0)).result(); // warm-up
     for (let i = 1; i <= runs; i++) {
       for (const [name, start] of Object.entries(ways)) {
         const before = await histogram(metricsUrl, 'temporal_workflow_activation_execution_latency');
+        const taskBefore = await histogram(metricsUrl, 'temporal_workflow_task_execution_latency');
         const started = performance.now();
         const handle = await start(i);
         await handle.result();
         const wall = performance.now() - started;
         const after = await histogram(metricsUrl, 'temporal_workflow_activation_execution_latency');
+        const taskAfter = await histogram(metricsUrl, 'temporal_workflow_task_execution_latency');
         const s = samples[name]!;
         s.perStep.push((wall - depth * latencyMs) / depth);
         s.activation.sum += after.sum - before.sum;
         s.activation.count += after.count - before.count;
+        s.workerTask.sum += taskAfter.sum - taskBefore.sum;
+        s.workerTask.count += taskAfter.count - taskBefore.count;
         const events = (await client.workflow.getHandle(handle.workflowId).fetchHistory()).events!;
         const started_ = events.filter((e) => e.workflowTaskStartedEventAttributes).map(millis);
         const completed = events.filter((e) => e.workflowTaskCompletedEventAttributes).map(millis);
@@ -109,7 +118,7 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
       }
     }
     for (const [name, s] of Object.entries(samples)) {
-      rows.push({ workflow: name, perStepMs: round1(median(s.perStep)), workflowTaskMs: round1(median(s.task)), activationMs: round1(s.activation.count ? s.activation.sum / s.activation.count : NaN) });
+      rows.push({ workflow: name, perStepMs: round1(median(s.perStep)), workflowTaskMs: round1(median(s.task)), activationMs: round1(s.activation.sum / s.activation.count), workerTaskMs: round1(s.workerTask.sum / s.workerTask.count) });
     }
     return rows;
   } finally {
