@@ -33,8 +33,6 @@ const OUT_DIR = fileURLToPath(new URL(`../test/fixtures/histories/${GENERATION}/
 const SEED = 3;
 const log = (line: string) => process.stderr.write(`[record-histories] ${line}\n`);
 
-type History = Parameters<typeof historyToJSON>[0];
-
 
 function request(task: string, scheme: string, size: number): RunRequestInput {
   const t = TASKS[task]!;
@@ -85,7 +83,7 @@ async function main() {
     const history = await handle.fetchHistory();
     // Compact JSON (historyToJSON indents): the fixtures are committed.
     const json = JSON.stringify(JSON.parse(historyToJSON(history)));
-    await writeFile(`${OUT_DIR}${name}.json`, json + '\n');
+    await writeFile(`${OUT_DIR}${name}.json`, `${json}\n`);
     written.push({ name, bytes: Buffer.byteLength(json) + 1, events: history.events?.length ?? 0 });
     log(`${name}: ${history.events?.length} events, ${(json.length / 1024).toFixed(1)} KiB`);
   }
