@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { freePort, startDevServer } from '../src/devserver/dev-server';
+import { startDevServer } from '../src/devserver/dev-server';
+import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import type { GoO } from '../src/goo/schema';
 import type { PendingHumanScore, RunRequestInput } from '../src/run/request';
@@ -32,8 +33,6 @@ if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION)) {
 const OUT_DIR = fileURLToPath(new URL(`../test/fixtures/histories/${GENERATION}/`, import.meta.url));
 const SEED = 3;
 const log = (line: string) => process.stderr.write(`[record-histories] ${line}\n`);
-
-type History = Parameters<typeof historyToJSON>[0];
 
 
 function request(task: string, scheme: string, size: number): RunRequestInput {
@@ -85,7 +84,7 @@ async function main() {
     const history = await handle.fetchHistory();
     // Compact JSON (historyToJSON indents): the fixtures are committed.
     const json = JSON.stringify(JSON.parse(historyToJSON(history)));
-    await writeFile(`${OUT_DIR}${name}.json`, json + '\n');
+    await writeFile(`${OUT_DIR}${name}.json`, `${json}\n`);
     written.push({ name, bytes: Buffer.byteLength(json) + 1, events: history.events?.length ?? 0 });
     log(`${name}: ${history.events?.length} events, ${(json.length / 1024).toFixed(1)} KiB`);
   }

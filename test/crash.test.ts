@@ -14,7 +14,8 @@ import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@tempo
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
-import { freePort, startDevServer, type DevServerHandle } from '../src/devserver/dev-server';
+import { startDevServer, type DevServerHandle } from '../src/devserver/dev-server';
+import { freePort, isAlive } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import { inspectRun } from '../src/inspect/rebuild';
 import type { Grs } from '../src/grs/types';
@@ -23,7 +24,7 @@ import { startSimulatedLlm, type SimulatedLlm } from '../src/simllm/server';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { sortingTask } from '../src/tasks/sorting';
 import { bundleGotWorkflows } from '../worker/create';
-import { isProcessAlive, startWorkerProcess, waitFor, type WorkerProcess } from './support/processes';
+import { startWorkerProcess, waitFor, type WorkerProcess } from './support/processes';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -173,7 +174,7 @@ describe('crashes in the middle of a run', () => {
       { timeoutMs: 60_000, intervalMs: 20 },
     );
     expect(await first.exit).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(isProcessAlive(first.pid)).toBe(false);
+    expect(isAlive(first.pid)).toBe(false);
 
     const killedAt = Date.now();
     const second = await workerProcess(server.address, taskQueue, llm);
@@ -240,7 +241,7 @@ describe('crashes in the middle of a run', () => {
     const inFlightAtKill = llm.stats().inFlight;
     process.kill(server.pid, 'SIGKILL');
     const killedAt = Date.now();
-    await waitFor('the server process to die', () => !isProcessAlive(server.pid), { timeoutMs: 10_000 });
+    await waitFor('the server process to die', () => !isAlive(server.pid), { timeoutMs: 10_000 });
     // Only detaches its exit hook (the process is gone); forgotten so that cleanup never signals a reused pid.
     await server.stop();
     servers.splice(servers.indexOf(server), 1);

@@ -51,9 +51,12 @@ const issuesOf = (input: unknown) => validationIssues(() => checkRun(input));
 
 const runWith = (task: unknown, extra: Record<string, unknown> = {}) => ({ task, problem: liteProblem, goo: lite().schemes.io, ...extra });
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests edit declarations freely, most of them into malformed ones.
+type Editable = Record<string, any>;
+
 /** The doc-merge-lite declaration with one change. */
-function liteWith(change: (d: Record<string, any>) => void): Record<string, unknown> {
-  const d = lite() as Record<string, any>;
+function liteWith(change: (d: Editable) => void): Record<string, unknown> {
+  const d = lite() as Editable;
   change(d);
   return d;
 }
@@ -70,7 +73,7 @@ describe('the doc-merge-lite example declaration', () => {
   });
 
   it('opens its prompts with the doc-merge marker sentences, so the simulated LLM answers them', () => {
-    const d = lite() as Record<string, any>;
+    const d = lite() as Editable;
     expect(d.prompts.merge.user).toContain(DOC_MERGE_MARKERS.merge);
     expect(d.prompts.aggregate.user).toContain(DOC_MERGE_MARKERS.aggregate);
     expect(d.prompts.improve.user).toContain(DOC_MERGE_MARKERS.improve);
@@ -148,7 +151,15 @@ describe('declarations are refused with the offending field named', () => {
     { name: 'a size field that does not exist', task: liteWith((d) => (d.size = 'docs')), path: /^task\.size$/, message: /no field "docs"/ },
     { name: 'an example that does not fit the problem', task: liteWith((d) => (d.examples = [{ documents: ['only one'] }])), path: /^task\.examples\[0\]\.documents$/, message: /at least 2/ },
     { name: 'no schemes', task: liteWith((d) => (d.schemes = {})), path: /^task\.schemes$/, message: /at least 1 schemes/ },
-    { name: 'a declaration too large to travel', task: liteWith((d) => (d.description = undefined, d.prompts.merge.system = 'x'.repeat(50_000), d.prompts.aggregate.system = 'x'.repeat(50_000), d.prompts.improve.system = 'x'.repeat(50_000), d.scorers.judge.system = 'x'.repeat(50_000))), path: /^task$/, message: /at most 200000/ },
+    {
+      name: 'a declaration too large to travel',
+      task: liteWith((d) => {
+        d.description = undefined;
+        for (const prompt of [d.prompts.merge, d.prompts.aggregate, d.prompts.improve, d.scorers.judge]) prompt.system = 'x'.repeat(50_000);
+      }),
+      path: /^task$/,
+      message: /at most 200000/,
+    },
     { name: 'a task that is neither an id nor an object', task: 42, path: /^task$/, message: /built-in task id.*or a task declaration/ },
     { name: 'an unknown task id', task: 'juggling', path: /^task$/, message: /unknown task "juggling"/ },
   ])('refuses $name', ({ task, path, message }) => {
@@ -479,7 +490,7 @@ describe('a compiled declaration is a Task', () => {
   });
 
   it('checks the params a prompt uses', () => {
-    const d = summing() as Record<string, any>;
+    const d = summing() as Editable;
     d.prompts.sum.user = 'Add up {{numbers}} in {{params.language}}.';
     d.schemes.io.operations[0].params = { language: 'French' };
     const task = compileDeclaration(d);

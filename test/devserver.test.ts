@@ -3,13 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import {
-  SEARCH_ATTRIBUTES,
-  freePort,
-  isServerHealthy,
-  startDevServer,
-  type DevServerHandle,
-} from '../src/devserver/dev-server';
+import { isServerHealthy, startDevServer, type DevServerHandle } from '../src/devserver/dev-server';
+import { freePort } from '../src/devserver/process';
+import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 
 // Values of temporal.api.enums.v1.IndexedValueType.

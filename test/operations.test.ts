@@ -138,7 +138,7 @@ describe('GrsRecorder', () => {
     live.setScore(t!.id, 0);
     live.finishOperation('sort', [t!.id], 20);
     const rebuilt = new GrsRecorder();
-    facts.forEach((f) => rebuilt.apply(f));
+    for (const f of facts) rebuilt.apply(f);
     expect(rebuilt.snapshot()).toEqual(live.snapshot());
     expect(facts.map((f) => f.kind)).toEqual(['init', 'root', 'operationStarted', 'callRecorded', 'thoughtsCreated', 'callLinked', 'scored', 'operationFinished']);
   });

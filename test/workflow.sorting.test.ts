@@ -41,9 +41,7 @@ describe('the Controller workflow on sorting', () => {
 
   it('runs GoT on 64 elements with the expected graph, and runs independent branches at the same time', async () => {
     h.llm.resetStats();
-    const started = Date.now();
     const result = await resultOf(await startRun(h.client, sortingRun('got', 64), { taskQueue: h.taskQueue }));
-    const wallMs = Date.now() - started;
     const { grs } = result;
 
     // split 1 call; 4 sorts; merge level 1: 2 aggregates + 2 improves; root merge: 1 aggregate; final improve 1.

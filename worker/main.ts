@@ -1,5 +1,6 @@
 import { NativeConnection } from '@temporalio/worker';
-import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../src/devserver/dev-server';
+import { ensureSearchAttributes } from '../src/run/register-search-attributes';
+import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { workerConfigFromEnv } from './config';
 import { createGotWorker } from './create';

@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { WorkflowFailedError } from '@temporalio/client';
-import { ensureLocalServer, stopLocalServer } from '../devserver/dev-server';
+import { ensureLocalServer, stopLocalServer } from '../devserver/local-server';
 import { ensureTemporalCli } from '../devserver/temporal-cli';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_TASK_QUEUE } from '../run/wire';

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
-import { ensureLocalServer, ensureSearchAttributes } from '../devserver/dev-server';
+import { ensureLocalServer } from '../devserver/local-server';
+import { ensureSearchAttributes } from '../run/register-search-attributes';
 import { startSimulatedLlm, type SimulatedLlm } from '../simllm/server';
 import { createGotWorker } from '../../worker/create';
 import { dataConverterFromEnv } from '../codec/data-converter';

@@ -28,7 +28,10 @@ export function encryptionKeyIdsIn(value: unknown): string[] {
   const ids = new Set<string>();
   const visit = (v: unknown): void => {
     if (!v || typeof v !== 'object' || ArrayBuffer.isView(v)) return;
-    if (Array.isArray(v)) return v.forEach(visit);
+    if (Array.isArray(v)) {
+      for (const item of v) visit(item);
+      return;
+    }
     const payload = v as Payload;
     if (payload.metadata && typeof payload.metadata === 'object' && isEncrypted(payload)) {
       ids.add(keyIdOf(payload) ?? '(no key id)');

@@ -13,6 +13,9 @@ import { figureSpec, renderFigure } from './figure';
 import { jobKey, planJobs, type EvalJob } from './plan';
 import { formatSummary, latestRows, ResultJournal, summarize, writeTables, type EvalRow } from './results';
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a dollar sign before cli-progress's {cost} placeholder.
+const PROGRESS_FORMAT = '  {bar} {value}/{total} runs · ${cost} · {failed} failed';
+
 export interface EvalOptions extends Omit<RunOptions, 'scheme' | 'size' | 'sample' | 'dataset' | 'workflowId' | 'json'> {
   schemes: string[];
   sizes: number[];
@@ -52,7 +55,7 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
 
   if (todo.length) {
     const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, log });
-    const bar = o.progress && process.stderr.isTTY ? new SingleBar({ format: '  {bar} {value}/{total} runs · ${cost} · {failed} failed', stream: process.stderr, hideCursor: true }) : undefined;
+    const bar = o.progress && process.stderr.isTTY ? new SingleBar({ format: PROGRESS_FORMAT, stream: process.stderr, hideCursor: true }) : undefined;
     let cost = 0;
     let failed = 0;
     bar?.start(todo.length, 0, { cost: '0.0000', failed });

@@ -80,7 +80,7 @@ export function analyzeGoO(goo: GoO, limits: Limits = DEFAULT_LIMITS, prefix = '
   });
 
   goo.operations.forEach((op, i) => {
-    checkBounds(op, limits).forEach(({ field, message }) => issues.push({ path: at(i, field), message }));
+    for (const { field, message } of checkBounds(op, limits)) issues.push({ path: at(i, field), message });
     if (op.inputs.length === 0 && op.type !== 'generate') {
       issues.push({ path: at(i, 'inputs'), message: `a ${op.type} operation needs at least one input operation (only generate may start from the problem)` });
     }

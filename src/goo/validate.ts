@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { analyzeGoO, DEFAULT_LIMITS, formatPath, ValidationError, type AnalyzedGoO, type Issue, type Limits } from './graph';
 import { GoO, type GoOInput } from './schema';
 

@@ -31,5 +31,9 @@ export function select(thoughts: readonly Thought[], where: Record<string, strin
 /** Deduplicates by id while keeping first occurrence order (an operation may see a thought via two inputs). */
 export function uniqueThoughts(thoughts: readonly Thought[]): Thought[] {
   const seen = new Set<string>();
-  return thoughts.filter((t) => (seen.has(t.id) ? false : (seen.add(t.id), true)));
+  return thoughts.filter((t) => {
+    if (seen.has(t.id)) return false;
+    seen.add(t.id);
+    return true;
+  });
 }

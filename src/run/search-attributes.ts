@@ -13,4 +13,24 @@ export const GOT_SEARCH_ATTRIBUTES = {
   bestScore: defineSearchAttributeKey('GotBestScore', SearchAttributeType.DOUBLE),
 } as const;
 
+/** The lifecycle values of the `GotStatus` search attribute. */
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+
+// The CLI's and the operator API's names of the SDK's search attribute types.
+const TYPE_NAMES = {
+  KEYWORD: 'Keyword',
+  DOUBLE: 'Double',
+  TEXT: 'Text',
+  INT: 'Int',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+} as const;
+
+/** A search attribute type as `temporal operator search-attribute create --type` and the operator API name it. */
+export type SearchAttributeTypeName = (typeof TYPE_NAMES)[keyof typeof TYPE_NAMES];
+
+/** GOT_SEARCH_ATTRIBUTES as name → type name, the form in which they are registered on a namespace. */
+export const SEARCH_ATTRIBUTES: Readonly<Record<string, SearchAttributeTypeName>> = Object.fromEntries(
+  Object.values(GOT_SEARCH_ATTRIBUTES).map((key) => [key.name, TYPE_NAMES[key.type]]),
+);

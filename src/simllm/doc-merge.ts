@@ -57,7 +57,7 @@ function documentOrder(documents: readonly string[], { units }: Units): number[]
   const at = new Map<string, number>();
   for (const document of documents) {
     const clauses = clausesOf(document);
-    clauses.forEach((c, i) => at.set(c.text, Math.min(at.get(c.text) ?? 1, i / clauses.length)));
+    for (const [i, c] of clauses.entries()) at.set(c.text, Math.min(at.get(c.text) ?? 1, i / clauses.length));
   }
   const position = units.map((unit) => Math.min(...unit.map((c) => at.get(c.text) ?? 1)));
   return units.map((_, u) => u).sort((a, b) => position[a]! - position[b]! || a - b);

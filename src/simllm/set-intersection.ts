@@ -1,4 +1,3 @@
-import { findIntegerLists } from '../tasks/integer-lists';
 import { lastListAfter, responderFor } from './prompt-input';
 import { fmt, SET_INTERSECTION_MARKERS } from '../tasks/set-intersection/prompts';
 import { intersect } from '../tasks/set-intersection/score';

@@ -1,4 +1,3 @@
-import { findIntegerLists } from '../tasks/integer-lists';
 import { lastListAfter, responderFor } from './prompt-input';
 import { fmt, SORTING_MARKERS } from '../tasks/sorting/prompts';
 import { randomInt, type Random } from '../util/random';

@@ -3,7 +3,7 @@
 /** Every bracketed list of integers in a text, in order of appearance. */
 export function findIntegerLists(text: string): number[][] {
   const lists: number[][] = [];
-  for (const match of text.matchAll(/\[([^\[\]]*)\]/g)) {
+  for (const match of text.matchAll(/\[([^[\]]*)\]/g)) {
     const body = match[1]!.trim();
     if (body === '') {
       lists.push([]);

@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { freePort, startDevServer } from '../../src/devserver/dev-server';
+import { startDevServer } from '../../src/devserver/dev-server';
+import { freePort } from '../../src/devserver/process';
 import { ensureTemporalCli } from '../../src/devserver/temporal-cli';
 
 declare module 'vitest' {

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -95,21 +94,6 @@ export async function startWorkerProcess(env: WorkerProcessEnv, o: { readyTimeou
     await sleep(50);
   }
   return handle;
-}
-
-/** Whether a process is running (a zombie, exited but not reaped, counts as dead). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
 }
 
 /** Polls `check` every `intervalMs` until it returns a value other than undefined/false. */

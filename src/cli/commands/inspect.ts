@@ -9,7 +9,7 @@ import { inspectRun, runRequestOf } from '../../inspect/rebuild';
 import { dataConverterFromEnv } from '../../codec/data-converter';
 import { resolveTask } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
-import { ensureLocalServer } from '../../devserver/dev-server';
+import { ensureLocalServer } from '../../devserver/local-server';
 import { stateDir } from '../runtime';
 
 export const INSPECT_FORMATS = ['summary', 'json', 'dot', 'mermaid', 'html'] as const;

@@ -210,7 +210,7 @@ function lookup(value: unknown, path: readonly string[]): unknown {
   return current;
 }
 
-function valueOf(p: Placeholder, v: TemplateValues): unknown {
+function placeholderValue(p: Placeholder, v: TemplateValues): unknown {
   switch (p.root) {
     case 'thought': {
       const state = v.thoughts?.[0];
@@ -231,7 +231,7 @@ function valueOf(p: Placeholder, v: TemplateValues): unknown {
 }
 
 function renderPlaceholder(p: Placeholder, values: TemplateValues): string {
-  let value = valueOf(p, values);
+  let value = placeholderValue(p, values);
   for (const f of p.filters) value = applyFilter(f, value);
   return asText(value);
 }

@@ -30,6 +30,7 @@ function documentProblem(text: string, maxChars: number): string | undefined {
   if (text.length > maxChars) return `the document has ${text.length} characters; at most ${maxChars} are allowed`;
   if (text.includes('\u0000')) return 'the document looks binary (it contains NUL characters); expected plain text';
   // C0/C1 control characters other than tab and line breaks, and U+FFFD left behind by decoding bytes that are not text.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
   const unprintable = text.match(/[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffd]/g)?.length ?? 0;
   if (unprintable / text.length > MAX_UNPRINTABLE_SHARE) {
     return `the document looks binary (${Math.round((100 * unprintable) / text.length)}% of its characters are not printable); expected plain text`;

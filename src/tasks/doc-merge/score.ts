@@ -59,7 +59,10 @@ export function weightsOf(clauses: readonly Clause[]): Weights {
   const known = new Map<string, number>();
   return (word) => {
     let w = known.get(word);
-    if (w === undefined) known.set(word, (w = Math.log(1 + n / (df.get(word) ?? 1))));
+    if (w === undefined) {
+      w = Math.log(1 + n / (df.get(word) ?? 1));
+      known.set(word, w);
+    }
     return w;
   };
 }
@@ -71,7 +74,10 @@ const masses = new WeakMap<Weights, WeakMap<ReadonlySet<string>, number>>();
 
 function mass(words: ReadonlySet<string>, weight: Weights): number {
   let byWords = masses.get(weight);
-  if (!byWords) masses.set(weight, (byWords = new WeakMap()));
+  if (!byWords) {
+    byWords = new WeakMap();
+    masses.set(weight, byWords);
+  }
   let m = byWords.get(words);
   if (m === undefined) {
     m = 0;

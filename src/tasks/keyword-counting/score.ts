@@ -11,7 +11,7 @@ export function tally(occurrences: readonly string[]): Counts {
   return counts;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const patterns = new Map<string, RegExp>();
 
 function mentionPattern(names: readonly string[]): RegExp {
@@ -20,7 +20,7 @@ function mentionPattern(names: readonly string[]): RegExp {
   const key = sorted.join('\u0000');
   let pattern = patterns.get(key);
   if (!pattern) {
-    pattern = sorted.length ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${sorted.map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'gu') : /(?!)/gu;
+    pattern = sorted.length ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${sorted.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`, 'gu') : /(?!)/gu;
     patterns.set(key, pattern);
   }
   return pattern;
