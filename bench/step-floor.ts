@@ -5,7 +5,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@t
 import type { temporal } from '@temporalio/proto';
 import type { LlmStep } from '../activities';
 import { startDevServer } from '../src/devserver/dev-server';
-import { freePort } from '../src/devserver/dev-server';
+import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import type { GoO } from '../src/goo/schema';
 import { LlmSettings, type RunRequestInput } from '../src/run/request';

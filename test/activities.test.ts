@@ -13,16 +13,14 @@ import { SORTING_MARKERS } from '../src/tasks/sorting/prompts';
 import { UNPARSEABLE_SCORE } from '../src/tasks/sorting/score';
 import { eventually } from './support/faults';
 import { type ScriptedLlm, startScriptedLlm } from './support/scripted-llm';
+import { FAILURE } from '../src/run/wire';
 
 // How a step's result is read: the parsed thoughts per answer, and the local checks of each thought.
 const thoughtsOf = (result: LlmStepResult) =>
   result.answers.map((thoughts) =>
     thoughts.map(({ state, valid, error }) => ({ state, valid, ...(error === undefined ? {} : { error }) })),
   );
-const checksOf = (result: LlmStepResult) => result.answers.map((thoughts, i) => thoughts.map((_, j) => result.checks?.[i]?.[j]));
-
-// The failure types the activities throw, as the workflow and the run's failure name them.
-const FAILURE = { rejected: 'LlmRequestRejected', rateLimited: 'LlmRateLimited', validation: 'ValidationError' } as const;
+const checksOf = (result: LlmStepResult) => result.answers.map((thoughts) => thoughts.map((t) => t.checks));
 
 const API_KEY = 'sk-test-0123456789';
 const UNSORTED = [3, 1, 2];
@@ -164,7 +162,7 @@ describe('activities in a mock activity environment', () => {
     it('fails a rejected request (400) as non-retryable, without the API key in the message', async () => {
       llm.reply({ status: 400, message: `Invalid request for key ${API_KEY}` });
       const failure = await failureOf(callLlm(sortStep()));
-      expect(failure.type).toBe(FAILURE.rejected);
+      expect(failure.type).toBe(FAILURE.llmRequestRejected);
       expect(failure.nonRetryable).toBe(true);
       expect(failure.message).toContain('(400)');
       expect(failure.message).toContain(llm.baseURL);
@@ -175,7 +173,7 @@ describe('activities in a mock activity environment', () => {
     it("fails a rate-limited request (429) as retryable after the endpoint's Retry-After", async () => {
       llm.reply({ status: 429, message: 'slow down', headers: { 'retry-after': '7' } });
       const failure = await failureOf(callLlm(sortStep()));
-      expect(failure.type).toBe(FAILURE.rateLimited);
+      expect(failure.type).toBe(FAILURE.llmRateLimited);
       expect(failure.nonRetryable).toBe(false);
       expect(failure.nextRetryDelay).toBe(7_000);
     });
