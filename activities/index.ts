@@ -168,8 +168,17 @@ function buildPrompt(task: AnyTask, request: PromptRequest): ChatMessage[] {
   }
 }
 
-/** An answer that cannot be used becomes an invalid thought the graph can route around, never a failed run. */
+/** The answer's thoughts; an invalid one keeps the start of what the model said, for the GRS and a `noAnswer` reason. */
 function parseAnswer(task: AnyTask, request: PromptRequest, text: string, finishReason: string): ParsedThought[] {
+  const said = text.slice(0, MAX_SAID_CHARS);
+  return readAnswer(task, request, text, finishReason).map((t) => (t.valid || !said ? t : { ...t, said }));
+}
+
+/** How much of an unusable answer is kept: enough to see what went wrong, not a whole document. */
+const MAX_SAID_CHARS = 2000;
+
+/** An answer that cannot be used becomes an invalid thought the graph can route around, never a failed run. */
+function readAnswer(task: AnyTask, request: PromptRequest, text: string, finishReason: string): ParsedThought[] {
   if (finishReason === 'content_filter') return invalidAnswer(task, request, text, 'the model refused to answer (content filter)');
   if (text.trim() === '') return invalidAnswer(task, request, text, 'the model returned an empty answer');
   try {

@@ -132,5 +132,6 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // Standalone (`npx tsx bench/step-floor.ts [runs]`), e.g. under `node --cpu-prof` to profile the workflow thread.
   console.table(await measureStepFloor(50, 8, Number(process.argv[2] ?? 7)));
 }

@@ -23,6 +23,7 @@ import { runFailed } from './failures';
 import { HumanScoring } from './human-scores';
 import { beforeFastSteps } from './paths/before-fast-steps';
 import { fastSteps } from './paths/fast-steps';
+import { reaskUnusable } from './paths/reask-unusable';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
 import { resultOf } from './result';
 import { Scheduler } from './scheduler';
@@ -43,7 +44,7 @@ const { grsReplay } = proxySinks<GrsReplaySinks>();
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   // The one place a run's generation is chosen: retiring a patch deletes its path's file.
-  const path = patched(PATCH.fastSteps) ? fastSteps : beforeFastSteps;
+  const path = patched(PATCH.reask) ? reaskUnusable : patched(PATCH.fastSteps) ? fastSteps : beforeFastSteps;
   const humans = new HumanScoring();
   const local = proxyLocalActivities<GotActivities>({
     startToCloseTimeout: '30s',
@@ -94,7 +95,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     throw runFailed(failure);
   }
   const result = resultOf(ctx, prepared.higherIsBetter);
-  markFinished('completed', grs.spent.costUsd, result.best?.score);
+  markFinished(result.status === 'noAnswer' ? 'noAnswer' : 'completed', grs.spent.costUsd, result.best?.score);
   return result;
 }
 

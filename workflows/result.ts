@@ -2,15 +2,26 @@ import { bestThought, finalThoughts } from '../src/grs/analysis';
 import type { RunResult } from '../src/run/request';
 import { taskIdOf } from '../src/tasks/task-ref';
 import type { RunContext } from './context';
+import { noAnswerOf } from './no-answer';
 
 /** Temporal refuses payloads over 2 MB; stay well below with room for the encoding's overhead. */
 const MAX_RESULT_CHARS = 1_500_000;
 
-/** The run's result: its final thoughts, the best of them by the task's score direction, the whole GRS. */
-export function resultOf({ request, grs }: Pick<RunContext, 'request' | 'grs'>, higherIsBetter: boolean): RunResult {
+/**
+ * The run's result: its final thoughts, the best of them by the task's score direction, the whole
+ * GRS, and, where the run's path reports it, whether it answered at all.
+ */
+export function resultOf({ request, grs, analyzed, path }: Pick<RunContext, 'request' | 'grs' | 'analyzed' | 'path'>, higherIsBetter: boolean): RunResult {
   const graph = grs.final();
   const best = bestThought(graph, higherIsBetter);
-  return fitPayloadLimit({ task: taskIdOf(request.task), labels: request.labels, final: finalThoughts(graph), ...(best ? { best } : {}), grs: graph });
+  const final = finalThoughts(graph);
+  const status = path.survivesUnusableAnswers ? answerStatus(graph, final, analyzed.order.map((id) => analyzed.byId.get(id)!)) : {};
+  return fitPayloadLimit({ task: taskIdOf(request.task), labels: request.labels, final, ...(best ? { best } : {}), ...status, grs: graph });
+}
+
+function answerStatus(graph: RunResult['grs'], final: RunResult['final'], order: Parameters<typeof noAnswerOf>[2]): Pick<RunResult, 'status' | 'noAnswer'> {
+  const noAnswer = noAnswerOf(graph, final, order);
+  return noAnswer ? { status: 'noAnswer', noAnswer } : { status: 'answered' };
 }
 
 /**

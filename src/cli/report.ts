@@ -7,6 +7,10 @@ export interface RunReport {
   task: string;
   labels: Record<string, string | number>;
   best?: { id: string; score?: number; solved?: boolean; valid: boolean; answer: string };
+  /** `noAnswer` when no final thought is valid (runs recorded before this was reported have none). */
+  status?: 'answered' | 'noAnswer';
+  /** Where a run with no answer lost its way. */
+  noAnswer?: { operation: string; reason: string };
   llmCalls: number;
   promptTokens: number;
   completionTokens: number;
@@ -30,6 +34,8 @@ export function reportOf(
     task: result.task,
     labels: result.labels,
     ...(best ? { best: { id: best.id, score: best.score, solved: best.solved, valid: best.valid, answer: answerText(best.state) } } : {}),
+    ...(result.status ? { status: result.status } : {}),
+    ...(result.noAnswer ? { noAnswer: result.noAnswer } : {}),
     llmCalls: grs.totals.llmCalls,
     promptTokens: grs.totals.promptTokens,
     completionTokens: grs.totals.completionTokens,
@@ -53,6 +59,7 @@ export function formatReport(r: RunReport): string {
   return [
     `run ${r.workflowId}`,
     `  task ${r.task}${labels ? ` · ${labels}` : ''}`,
+    ...(r.noAnswer ? [`  NO ANSWER     ${r.noAnswer.operation}: ${truncate(r.noAnswer.reason, 300)}`] : []),
     `  best thought  ${best}`,
     ...(answer ? [`  answer        ${answer}`] : []),
     `  LLM           ${r.llmCalls} calls · ${r.promptTokens.toLocaleString('en')} prompt + ${r.completionTokens.toLocaleString('en')} completion tokens · $${r.costUsd.toFixed(4)}${r.budgetExhausted ? ' · budget exhausted' : ''}`,

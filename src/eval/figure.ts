@@ -19,7 +19,7 @@ export interface FigureOptions {
 export function figureSpec(rows: EvalRow[], o: FigureOptions): TopLevelSpec {
   const sizes = [...new Set(rows.map((r) => r.size))].sort((a, b) => a - b);
   const values = rows
-    .filter((r) => r.status === 'completed' && r.score !== null)
+    .filter((r) => (r.status === 'completed' || r.status === 'noAnswer') && r.score !== null)
     .map((r) => ({ scheme: r.scheme, size: r.size, score: o.plotMax ? Math.min(r.score!, o.plotMax(r.size)) : r.score, cost: r.costUsd }));
   const scoreTitle = o.higherIsBetter ? 'score (higher is better)' : 'score: errors (lower is better)';
   const x = { field: 'scheme', type: 'nominal' as const, sort: o.schemes, title: null, axis: { labelAngle: 0 } };

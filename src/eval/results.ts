@@ -12,9 +12,13 @@ export interface EvalRow extends EvalJob {
   costUsd: number;
   wallMs: number;
   workflowId: string;
-  status: 'completed' | 'failed';
+  /** `noAnswer`: the run completed without a valid final thought; it is scored as an unreadable answer (the task's `noAnswerScore`). */
+  status: 'completed' | 'noAnswer' | 'failed';
   error?: string;
 }
+
+/** A run that ended (with or without an answer): it is not run again, and it counts in the summary. */
+const finished = (r: EvalRow) => r.status === 'completed' || r.status === 'noAnswer';
 
 export const COLUMNS: (keyof EvalRow)[] = ['task', 'scheme', 'size', 'sample', 'score', 'solved', 'llmCalls', 'promptTokens', 'completionTokens', 'costUsd', 'wallMs', 'workflowId', 'status', 'error'];
 
@@ -33,9 +37,9 @@ export class ResultJournal {
       .map((line) => JSON.parse(line) as EvalRow);
   }
 
-  /** Completed rows by job key (failed runs are retried on the next invocation). */
+  /** Finished rows by job key (failed runs are retried on the next invocation). */
   completed(): Map<string, EvalRow> {
-    return new Map(this.read().filter((r) => r.status === 'completed').map((r) => [jobKey(r), r]));
+    return new Map(this.read().filter(finished).map((r) => [jobKey(r), r]));
   }
 
   append(row: EvalRow): void {
@@ -58,6 +62,8 @@ export interface SchemeSummary {
   scheme: string;
   size: number;
   runs: number;
+  /** Runs that ended without a valid final thought (scored as unreadable answers). */
+  noAnswer: number;
   medianScore: number | null;
   meanScore: number | null;
   solvedShare: number;
@@ -70,12 +76,13 @@ export function summarize(rows: EvalRow[], schemes: string[]): SchemeSummary[] {
   return sizes.flatMap((size) =>
     schemes
       .map((scheme) => {
-        const group = rows.filter((r) => r.size === size && r.scheme === scheme && r.status === 'completed');
+        const group = rows.filter((r) => r.size === size && r.scheme === scheme && finished(r));
         const scores = group.map((r) => r.score).filter((s): s is number => s !== null).sort((a, b) => a - b);
         return {
           scheme,
           size,
           runs: group.length,
+          noAnswer: group.filter((r) => r.status === 'noAnswer').length,
           medianScore: scores.length ? median(scores) : null,
           meanScore: scores.length ? scores.reduce((a, b) => a + b, 0) / scores.length : null,
           solvedShare: group.length ? group.filter((r) => r.solved).length / group.length : 0,
@@ -93,10 +100,10 @@ function median(sorted: number[]): number {
 }
 
 export function formatSummary(summary: SchemeSummary[]): string {
-  const header = '| size | scheme | runs | median score | mean score | solved | total cost | mean wall time |\n|---:|---|---:|---:|---:|---:|---:|---:|';
+  const header = '| size | scheme | runs | no answer | median score | mean score | solved | total cost | mean wall time |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|';
   const fmt = (n: number | null, digits = 2) => (n === null ? 'n/a' : n.toFixed(digits));
   const lines = summary.map(
-    (s) => `| ${s.size} | ${s.scheme} | ${s.runs} | ${fmt(s.medianScore)} | ${fmt(s.meanScore)} | ${(s.solvedShare * 100).toFixed(0)}% | $${s.totalCostUsd.toFixed(4)} | ${(s.meanWallMs / 1000).toFixed(2)} s |`,
+    (s) => `| ${s.size} | ${s.scheme} | ${s.runs} | ${s.noAnswer} | ${fmt(s.medianScore)} | ${fmt(s.meanScore)} | ${(s.solvedShare * 100).toFixed(0)}% | $${s.totalCostUsd.toFixed(4)} | ${(s.meanWallMs / 1000).toFixed(2)} s |`,
   );
   return [header, ...lines].join('\n');
 }

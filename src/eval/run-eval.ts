@@ -121,8 +121,8 @@ async function runJob(client: Client, job: EvalJob, request: RunRequestInput, ta
     const result = (await handle.result()) as RunResult;
     const { startTime, closeTime } = await handle.describe();
     const { totals } = result.grs;
-    // A run that ends with no scored thought (e.g. its first split was unreadable) counts as an unreadable answer, as in the paper.
-    const noAnswer = result.best?.score === undefined;
+    // A run that ends with no valid or no scored final thought (e.g. its first split was unreadable) counts as an unreadable answer, as in the paper.
+    const noAnswer = result.status === 'noAnswer' || result.best?.score === undefined;
     return {
       ...base,
       score: noAnswer ? getTask(job.task).noAnswerScore : result.best!.score!,
@@ -132,8 +132,8 @@ async function runJob(client: Client, job: EvalJob, request: RunRequestInput, ta
       completionTokens: totals.completionTokens,
       costUsd: totals.costUsd,
       wallMs: closeTime ? closeTime.getTime() - startTime.getTime() : 0,
-      status: 'completed',
-      ...(noAnswer ? { error: 'no scored final thought' } : {}),
+      status: noAnswer ? 'noAnswer' : 'completed',
+      ...(noAnswer ? { error: result.noAnswer ? `no answer from ${result.noAnswer.operation}: ${result.noAnswer.reason}` : 'no scored final thought' } : {}),
     };
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw e;

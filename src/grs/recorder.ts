@@ -9,6 +9,8 @@ export interface NewThought {
   parents: string[];
   valid: boolean;
   error?: string;
+  /** The start of the model's answer, kept for thoughts its answer made invalid. */
+  said?: string;
   callId?: string;
 }
 

@@ -25,6 +25,8 @@ export const Thought = z.object({
   /** False when the LLM's answer could not be parsed or failed validation. */
   valid: z.boolean(),
   error: z.string().optional(),
+  /** For a thought made invalid by its answer: the start of what the model said (2,000 characters at most). */
+  said: z.string().optional(),
   score: z.number().optional(),
   solved: z.boolean().optional(),
   /** The LLM call that produced this thought. */
@@ -51,6 +53,8 @@ export const LlmCall = z.object({
   attempt: z.number().int().min(1),
   /** Served from the response cache: no tokens were paid (usage and cost are 0). */
   cached: z.boolean().optional(),
+  /** Set on a call that asked again because the step's earlier answers were unusable: which re-ask (1, 2, ...). */
+  reask: z.number().int().min(1).optional(),
   /** Why each earlier attempt failed, oldest first ("attempt 1: rate limited by ... (429): ..."); absent when the first attempt succeeded. */
   faults: z.array(z.string()).optional(),
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GoO } from '../goo/schema';
 import { TaskRefSchema } from '../tasks/declarative/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
-import { DEFAULT_PRICING, SIMULATED_MODEL } from './wire';
+import { DEFAULT_PRICING, DEFAULT_REASK, SIMULATED_MODEL } from './wire';
 
 /**
  * The public contract of one run: what a client (any language) sends to start the Controller
@@ -40,6 +40,14 @@ export const LlmSettings = z.strictObject({
   maxConcurrentCalls: z.number().int().min(1).max(1900).default(500),
   /** Attempts per LLM call before the run fails (Temporal retries retryable faults). */
   maxAttempts: z.number().int().min(1).max(100).default(8),
+  /**
+   * How many times one LLM step asks again (a new seed, the missing samples only) when its answers
+   * are unusable: none parses, or fewer than `reaskBelowShare` of them. Each re-ask is a call of its
+   * own, recorded, costed and counted by the budget.
+   */
+  reask: z.number().int().min(0).max(10).default(DEFAULT_REASK.max),
+  /** A step re-asks when fewer than this share of its answers are usable; 0 re-asks only when none is. */
+  reaskBelowShare: z.number().min(0).max(1).default(DEFAULT_REASK.belowShare),
 });
 
 export const Budget = z
@@ -74,6 +82,19 @@ export const RunResult = z.object({
   final: z.array(Thought),
   /** The best final thought by the task's score direction, if any was scored. */
   best: Thought.optional(),
+  /**
+   * `answered` when a final thought is valid; `noAnswer` when none is (then `noAnswer` says where the
+   * run lost its way). Absent in results of runs recorded before it was reported.
+   */
+  status: z.enum(['answered', 'noAnswer']).optional(),
+  noAnswer: z
+    .object({
+      /** The first operation that had input thoughts yet produced no valid one. */
+      operation: z.string(),
+      /** Why its thoughts were invalid, with the start of what the model said. */
+      reason: z.string(),
+    })
+    .optional(),
   grs: Grs,
 });
 export type RunResult = z.infer<typeof RunResult>;

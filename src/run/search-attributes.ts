@@ -14,7 +14,8 @@ export const GOT_SEARCH_ATTRIBUTES = {
 } as const;
 
 /** The lifecycle values of the `GotStatus` search attribute. */
-export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+/** `noAnswer`: the run completed but no final thought is valid (see `RunResult.noAnswer`). */
+export type RunStatus = 'running' | 'completed' | 'noAnswer' | 'failed' | 'cancelled';
 
 // The CLI's and the operator API's names of the SDK's search attribute types.
 const TYPE_NAMES = {

@@ -52,7 +52,12 @@ export const NON_RETRYABLE_FAILURES: readonly string[] = [FAILURE.llmRequestReje
 export const PATCH = {
   /** Checks in the producing LLM step, filters in the same turn, the request checked by the worker. */
   fastSteps: 'fast-steps',
+  /** LLM steps ask again when their answers are unusable; a run with no valid final thought says so. */
+  reask: 'reask-unusable',
 } as const;
+
+/** Re-asking an LLM step whose answers are unusable: at most twice, and only when none is usable. */
+export const DEFAULT_REASK = { max: 2, belowShare: 0 } as const;
 
 /** The simulated LLM's model name: the default model of a run when no real endpoint is configured. */
 export const SIMULATED_MODEL = 'sim-got-1';

@@ -27,6 +27,8 @@ export interface ParsedThought {
   state: ThoughtState;
   valid: boolean;
   error?: string;
+  /** Set by the engine on an invalid thought: the start of the answer it was read from. */
+  said?: string;
 }
 
 export interface SchemeOptions<P = unknown> {

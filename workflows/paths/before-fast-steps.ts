@@ -38,4 +38,5 @@ export const beforeFastSteps: RunPath = {
   checksOf: () => [],
   finishesInTurn: false,
   takesFreeSlotAtOnce: false,
+  survivesUnusableAnswers: false,
 };

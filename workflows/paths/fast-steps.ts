@@ -29,6 +29,7 @@ export const fastSteps: RunPath = {
   checksOf: localChecksOf,
   finishesInTurn: true,
   takesFreeSlotAtOnce: true,
+  survivesUnusableAnswers: false,
 };
 
 /** The task's local checks a GoO uses, so its LLM steps compute them on each new thought. */

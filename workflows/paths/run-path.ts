@@ -36,4 +36,6 @@ export interface RunPath {
   readonly finishesInTurn: boolean;
   /** An LLM call takes a free call slot at once instead of waiting a turn. */
   readonly takesFreeSlotAtOnce: boolean;
+  /** An LLM step whose answers are unusable asks again (`llm.reask`); a run with no valid final thought ends as `noAnswer`. */
+  readonly survivesUnusableAnswers: boolean;
 }

@@ -21,10 +21,49 @@ export interface LlmAsk {
 /** Asks the LLM; returns the thoughts it made, or none when the budget is spent. */
 export async function askLlm(ctx: RunContext, ask: LlmAsk): Promise<Thought[]> {
   if (!budgetLeft(ctx)) return [];
+  const first = await sample(ctx, ask, ask.key, ask.samples);
+  if (!ctx.path.survivesUnusableAnswers) return first.thoughts;
+  return reaskUnusable(ctx, ask, first);
+}
+
+/** What one round of sampling made: its thoughts, and which of its answers were usable. */
+interface Sampled {
+  thoughts: Thought[];
+  /** Thoughts of usable answers (every thought of the answer valid). */
+  usable: Thought[];
+  /** How many answers were usable. */
+  usableAnswers: number;
+}
+
+/**
+ * Asks again, with a new seed, for the samples whose answers were unusable, until enough are usable
+ * (`llm.reaskBelowShare`; with 0, until one is), `llm.reask` re-asks are spent, or the budget is.
+ * A step that re-asked outputs the thoughts of its usable answers; the unusable ones stay in the GRS.
+ */
+async function reaskUnusable(ctx: RunContext, ask: LlmAsk, first: Sampled): Promise<Thought[]> {
+  const { reask, reaskBelowShare } = ctx.request.llm;
+  const enough = Math.max(1, Math.ceil(reaskBelowShare * ask.samples));
+  let usable = first.usable;
+  let usableAnswers = first.usableAnswers;
+  let last = first.thoughts;
+  for (let r = 1; r <= reask && usableAnswers < enough && budgetLeft(ctx); r++) {
+    const again = await sample(ctx, ask, `${ask.key}-r${r}`, ask.samples - usableAnswers, r);
+    usable = [...usable, ...again.usable];
+    usableAnswers += again.usableAnswers;
+    last = again.thoughts;
+  }
+  if (last === first.thoughts) return first.thoughts;
+  // Nothing usable after every re-ask: the last attempt's thoughts go on, so the run shows what the model said.
+  return usable.length ? usable : last;
+}
+
+/** One round of sampling: `samples` answers to the step's prompt, as one call (n = k) or k calls. */
+async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number, reask?: number): Promise<Sampled> {
   const { request, grs } = ctx;
-  const { op, key, purpose, inputs, samples } = ask;
+  const { op, purpose, inputs } = ask;
   const parents = inputs.map((t) => t.id);
   const from = parents.join(', ');
+  const again = reask ? ` (re-ask ${reask})` : '';
   const step = (n: number, seed: number): LlmStep => ({
     task: request.task,
     purpose,
@@ -41,18 +80,20 @@ export async function askLlm(ctx: RunContext, ask: LlmAsk): Promise<Thought[]> {
   // sample each, run in parallel (for endpoints without `n`, or to spread one fan-out over workers).
   const perSample = request.llm.fanOut === 'perSample' && samples > 1;
   const calls = perSample
-    ? Array.from({ length: samples }, (_, j) => ({ key: `${key}-s${j}`, step: step(1, hashSeed(request.seed, op.id, key, j)), summary: `${op.id}: ${purpose} sample ${j + 1}/${samples} from ${from}` }))
-    : [{ key, step: step(samples, hashSeed(request.seed, op.id, key)), summary: `${op.id}: ${purpose} ×${samples} from ${from}` }];
+    ? Array.from({ length: samples }, (_, j) => ({ key: `${key}-s${j}`, step: step(1, hashSeed(request.seed, op.id, key, j)), summary: `${op.id}: ${purpose} sample ${j + 1}/${samples} from ${from}${again}` }))
+    : [{ key, step: step(samples, hashSeed(request.seed, op.id, key)), summary: `${op.id}: ${purpose} ×${samples} from ${from}${again}` }];
   const results = await Promise.all(calls.map((c) => ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(summarised(ctx.llmOptions, c.summary), [c.step]))));
 
   // Thoughts are named after their position among all samples, however many calls produced them.
   const created: NewThought[] = [];
   const made: StepThought[] = [];
+  const answers: number[] = [];
   const recorded = results.map((result, i) => {
-    const call = recordCall(ctx, ask.clock, { op, key: calls[i]!.key, purpose, inputThoughts: parents, samples: calls[i]!.step.samples, report: result });
+    const call = recordCall(ctx, ask.clock, { op, key: calls[i]!.key, purpose, inputThoughts: parents, samples: calls[i]!.step.samples, report: result, ...(reask ? { reask } : {}) });
     const mine = thoughtsOf(result);
     made.push(...mine);
     created.push(...mine.map(({ checks: _checks, ...t }) => ({ ...t, parents, callId: call.id })));
+    for (const answer of answersOf(result)) answers.push(answer.length);
     return { call, count: mine.length };
   });
   const thoughts = grs.addThoughts(op.id, key, created);
@@ -65,7 +106,19 @@ export async function askLlm(ctx: RunContext, ask: LlmAsk): Promise<Thought[]> {
     grs.linkCallOutputs(call.id, thoughts.slice(next, next + count).map((t) => t.id));
     next += count;
   }
-  return thoughts;
+  // An answer is usable when every thought it made is valid (a split cut short is not).
+  const usable: Thought[] = [];
+  let usableAnswers = 0;
+  let at = 0;
+  for (const size of answers) {
+    const own = thoughts.slice(at, at + size);
+    at += size;
+    if (own.length && own.every((t) => t.valid)) {
+      usable.push(...own);
+      usableAnswers++;
+    }
+  }
+  return { thoughts, usable, usableAnswers };
 }
 
 /** One recorded LLM call: what it was for, and what the activity reported. */
@@ -76,10 +129,12 @@ export interface CallRecord {
   inputThoughts: string[];
   samples: number;
   report: CallReport;
+  /** Which re-ask of its step this call is, if it is one. */
+  reask?: number;
 }
 
 /** Records one LLM call in the GRS (tokens, cost, timings, retries) and advances the operation's clock. */
-export function recordCall({ grs }: RunContext, clock: OpClock, { op, key, purpose, inputThoughts, samples, report }: CallRecord): LlmCall {
+export function recordCall({ grs }: RunContext, clock: OpClock, { op, key, purpose, inputThoughts, samples, report, reask }: CallRecord): LlmCall {
   clock.saw(report.finishedAt);
   return grs.recordCall(key, {
     operationId: op.id,
@@ -96,6 +151,7 @@ export function recordCall({ grs }: RunContext, clock: OpClock, { op, key, purpo
     attempt: report.attempt,
     ...(report.cached ? { cached: true } : {}),
     ...(report.faults?.length ? { faults: report.faults } : {}),
+    ...(reask ? { reask } : {}),
   });
 }
 
@@ -109,7 +165,12 @@ export function summarised(options: ActivityOptions, summary: string): ActivityO
  * gave them as a parallel `checks[][]`; histories of such runs still replay through here.
  */
 function thoughtsOf(result: LlmStepResult): StepThought[] {
+  return answersOf(result).flat();
+}
+
+/** The thoughts of each answer, with their checks (read from the parallel array in older results). */
+function answersOf(result: LlmStepResult): StepThought[][] {
   const legacy = result.checks;
-  if (!legacy) return result.answers.flat();
-  return result.answers.flatMap((answer, i) => answer.map((t, j) => (legacy[i]?.[j] ? { ...t, checks: legacy[i]![j]! } : t)));
+  if (!legacy) return result.answers;
+  return result.answers.map((answer, i) => answer.map((t, j) => (legacy[i]?.[j] ? { ...t, checks: legacy[i]![j]! } : t)));
 }
