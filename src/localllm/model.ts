@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { access, constants, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 
 /** A GGUF file shipped inside a PyPI wheel, pinned by version and digest. */
 export interface PackagedModel {
@@ -53,9 +53,9 @@ export function modelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheHome, 'got-temporal', 'models');
 }
 
-/** Where `model` lives once cached: its file name, prefixed with its digest so another build never passes for it. */
+/** Where `model` lives once cached: under its digest, so another build never passes for it, with its own file name (the model's id). */
 export function cachedModelPath(model: PackagedModel = SMOLLM2_135M, cacheDir = modelCacheDir()): string {
-  return join(cacheDir, `${model.sha256.slice(0, 12)}-${basename(model.member)}`);
+  return join(cacheDir, model.sha256.slice(0, 16), basename(model.member));
 }
 
 /**
@@ -96,6 +96,7 @@ export async function ensureLocalModel(opts: EnsureLocalModelOptions = {}): Prom
       );
     }
     // Concurrent fetches each rename a complete, checked file: whichever lands last, the content is the same.
+    await mkdir(dirname(target), { recursive: true });
     await rename(extracted, target);
     log(`Cached the local model at ${target} (${((Date.now() - startedAt) / 1000).toFixed(1)}s).`);
     return target;
