@@ -42,7 +42,7 @@ export interface LocalLlmStats {
   /** Sequences generating right now, and requests waiting for one. */
   activeSequences: number;
   waiting: number;
-  /** Completion tokens generated, cancelled requests included. */
+  /** Completion tokens generated so far, counted as they come out (cancelled requests included). */
   completionTokens: number;
 }
 
@@ -144,6 +144,9 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
         signal: o.signal,
         stopOnAbortSignal: false,
         ...(o.onText && { onTextChunk: o.onText }),
+        onToken: (tokens) => {
+          counters.completionTokens += tokens.length;
+        },
       });
       return {
         text: result.response,
@@ -151,7 +154,6 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
         completionTokens: sequence.tokenMeter.usedOutputTokens - before,
       };
     } finally {
-      counters.completionTokens += sequence.tokenMeter.usedOutputTokens - before;
       chat.dispose({ disposeSequence: false });
     }
   }
