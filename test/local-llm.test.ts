@@ -3,9 +3,11 @@
  * `openai` client the engine uses. Answers are kept to a few tokens: the point is the endpoint's
  * contract, not the model's skill.
  */
+import { execFile } from 'node:child_process';
 import OpenAI, { BadRequestError } from 'openai';
 import { getLlama, type LlamaModel } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_LLM_DEFAULTS } from '../src/localllm/defaults';
 import { ensureLocalModel, LOCAL_MODEL_ENV } from '../src/localllm/model';
 import { startLocalLlm, type LocalLlm, type LocalLlmStats } from '../src/localllm/server';
 
@@ -123,5 +125,28 @@ describe('the local model server (SmolLM2-135M)', () => {
     const last = chunks.at(-1)!;
     expect(last.choices).toEqual([]);
     expect(last.usage).toEqual(whole.usage);
+  });
+});
+
+describe('got local-llm', () => {
+  const got = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'local-llm', ...args], { env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })),
+    );
+
+  it('describes its options and their defaults', async () => {
+    const { code, stdout: wrapped } = await got(['--help']);
+    expect(code).toBe(0);
+    const stdout = wrapped.replace(/\s+/g, ' ');
+    for (const [flag, value] of [['--port', LOCAL_LLM_DEFAULTS.port], ['--context', LOCAL_LLM_DEFAULTS.contextSize], ['--parallel', LOCAL_LLM_DEFAULTS.parallel], ['--threads', LOCAL_LLM_DEFAULTS.threads]] as const) {
+      expect(stdout).toMatch(new RegExp(`${flag} <\\w+> [^(]*\\(default: ${value}\\)`));
+    }
+    expect(stdout).toContain(`env: ${LOCAL_MODEL_ENV}`);
+  });
+
+  it('names the model file it cannot read, before loading anything', async () => {
+    const { code, stderr } = await got(['--port', '0'], { ...process.env, [LOCAL_MODEL_ENV]: '/nonexistent/model.gguf' });
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/The model file "\/nonexistent\/model\.gguf" .* is not a readable file/);
   });
 });

