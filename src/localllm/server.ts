@@ -236,10 +236,18 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     handling.add(handled);
     void handled.finally(() => handling.delete(handled));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? LOCAL_LLM_DEFAULTS.port, opts.host ?? LOCAL_LLM_DEFAULTS.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? LOCAL_LLM_DEFAULTS.port, opts.host ?? LOCAL_LLM_DEFAULTS.host, () => resolve());
+    });
+  } catch (error) {
+    await llama.dispose(); // e.g. the port is taken: the model's memory is not kept for nothing
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`Port ${opts.port ?? LOCAL_LLM_DEFAULTS.port} on ${opts.host ?? LOCAL_LLM_DEFAULTS.host} is taken (another local-llm?): choose another with --port.`);
+    }
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = opts.host ?? LOCAL_LLM_DEFAULTS.host;
   log(`Loaded ${modelId} in ${(loadMs / 1000).toFixed(1)}s: ${parallel} sequences of ${contextSize} tokens, ${threads} thread(s).`);
