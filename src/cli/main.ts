@@ -10,6 +10,7 @@ import { generateCodecKey } from '../codec/keys';
 import { TASKS } from '../tasks/registry';
 import { runEvaluation, type EvalOptions } from '../eval/run-eval';
 import { INSPECT_FORMATS, inspectCommand, type InspectOptions } from './commands/inspect';
+import { addLocalLlmCommand } from './commands/local-llm';
 import { runCommand, type RunOptions } from './commands/run';
 import { loadCliConfig, OPTION_ENV, type CliConfig } from './config';
 import { stateDir } from './runtime';
@@ -177,6 +178,8 @@ program
     log(`Simulated LLM at ${sim.baseURL} (use OPENAI_BASE_URL=${sim.baseURL}); Ctrl-C stops it.`);
     await new Promise<void>((resolve) => process.once('SIGINT', () => void sim.close().then(resolve)));
   });
+
+addLocalLlmCommand(program, log);
 
 program
   .command('codec-server')

@@ -1,0 +1,19 @@
+/**
+ * Defaults of the local model server, kept apart from the server itself so the CLI can show them
+ * without loading node-llama-cpp.
+ */
+/** Defaults of `got local-llm` and `startLocalLlm`. */
+export const LOCAL_LLM_DEFAULTS = {
+  host: '127.0.0.1',
+  /** Next to the simulated LLM's 8000. */
+  port: 8001,
+  /** Tokens per sequence: prompt and answer together. */
+  contextSize: 2048,
+  /** Requests generated at once (context sequences); more wait for a free one. */
+  parallel: 2,
+  /**
+   * CPU threads for llama.cpp. One, because its threads spin while they wait for each other: on a
+   * machine whose cores are busy with other work, two threads ran SmolLM2 5 to 25 times slower than one (decision 19).
+   */
+  threads: 1,
+} as const;

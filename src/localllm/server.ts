@@ -1,0 +1,343 @@
+/**
+ * A real model served as an OpenAI-compatible chat completions endpoint, in process, on the CPU,
+ * through node-llama-cpp's prebuilt llama.cpp (decision 19).
+ *
+ * One llama.cpp context holds `parallel` sequences; a request borrows one for all its `n` choices
+ * (generated one after another, so the prompt evaluated for the first is reused by the next) and
+ * waits while none is free. A client that goes away stops its generation and frees its sequence.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
+import { getLlama, LlamaChat, LlamaLogLevel, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContextSequence, type LlamaModel } from 'node-llama-cpp';
+import { LOCAL_LLM_DEFAULTS } from './defaults';
+import { SlotPool } from './pool';
+import { OpenAiError, parseChatRequest, type ChatMessage, type ChatRequest } from './request';
+
+/** How to serve: which model, where, and how many requests at once. */
+export interface LocalLlmOptions {
+  /** The GGUF file to serve (see `ensureLocalModel`). */
+  modelPath: string;
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** 0 picks a free port (default 8001). */
+  port?: number;
+  /** Tokens per sequence, prompt and answer together (default 2048). */
+  contextSize?: number;
+  /** Requests generated at once (default 2). */
+  parallel?: number;
+  /** CPU threads for llama.cpp (default 1). */
+  threads?: number;
+  log?: (line: string) => void;
+}
+
+/** What the server is doing, for tests and `GET /stats`. */
+export interface LocalLlmStats {
+  /** Chat completion requests received, including refused ones. */
+  requests: number;
+  /** Requests answered in full. */
+  completed: number;
+  /** Requests whose client went away before the answer was done. */
+  cancelled: number;
+  /** Sequences generating right now, and requests waiting for one. */
+  activeSequences: number;
+  waiting: number;
+  /** Completion tokens generated so far, counted as they come out (cancelled requests included). */
+  completionTokens: number;
+}
+
+/** A running local model server. */
+export interface LocalLlm {
+  /** `http://HOST:PORT/v1`, ready for `new OpenAI({ baseURL })`. */
+  baseURL: string;
+  port: number;
+  /** The model's id in responses and `GET /v1/models`: the file name without `.gguf`. */
+  model: string;
+  /** Tokens per sequence, as llama.cpp made it (it may round the requested size up). */
+  contextSize: number;
+  /** Time to load the model and create its context. */
+  loadMs: number;
+  stats(): LocalLlmStats;
+  close(): Promise<void>;
+}
+
+/** Raised inside a generation when its client went away. */
+class ClientGone extends Error {
+  override readonly name = 'ClientGone';
+}
+
+interface Choice {
+  text: string;
+  finishReason: 'stop' | 'length';
+  completionTokens: number;
+}
+
+/** Hears a request's choices as they are generated: each piece of text, then the finished choice. */
+interface ChoiceListener {
+  text(index: number, text: string): void;
+  done(index: number, choice: Choice): void;
+}
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Loads the model and serves it until `close()`. */
+export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
+  const log = opts.log ?? (() => {});
+  const threads = opts.threads ?? LOCAL_LLM_DEFAULTS.threads;
+  const parallel = opts.parallel ?? LOCAL_LLM_DEFAULTS.parallel;
+  const startedAt = Date.now();
+  // build: 'never' — only the prebuilt binary from npm is used: no download, no compiler at run time.
+  const llama = await getLlama({ gpu: false, build: 'never', maxThreads: threads, logLevel: LlamaLogLevel.error, progressLogs: false });
+  const model = await llama.loadModel({ modelPath: opts.modelPath });
+  const context = await model.createContext({ contextSize: opts.contextSize ?? LOCAL_LLM_DEFAULTS.contextSize, sequences: parallel, threads });
+  const sequences = Array.from({ length: parallel }, () => context.getSequence());
+  const pool = new SlotPool(sequences);
+  const chatWrapper = modelChatWrapper(model);
+  const contextSize = sequences[0]!.contextSize;
+  const loadMs = Date.now() - startedAt;
+  const modelId = basename(opts.modelPath).replace(/\.gguf$/i, '');
+
+  const counters = { requests: 0, completed: 0, cancelled: 0, completionTokens: 0 };
+  const stats = (): LocalLlmStats => ({ ...counters, activeSequences: pool.active, waiting: pool.waiting });
+  const running = new Set<AbortController>();
+  const handling = new Set<Promise<void>>();
+
+  /** The choices of a request, generated on one borrowed sequence. */
+  async function generate(req: ChatRequest, history: ChatHistoryItem[], promptTokens: number, signal: AbortSignal, listener?: ChoiceListener): Promise<Choice[]> {
+    const room = contextSize - promptTokens;
+    // Asking for more than the context holds is answered with as much as fits, marked `length`.
+    const maxTokens = Math.min(req.maxTokens ?? room, room);
+    const sequence = await pool.acquire(signal);
+    let aborted = false;
+    try {
+      const choices: Choice[] = [];
+      for (let index = 0; index < req.n; index++) {
+        const choice = await generateChoice(sequence, history, { req, index, maxTokens, signal, ...(listener && { onText: (text: string) => listener.text(index, text) }) });
+        listener?.done(index, choice);
+        choices.push(choice);
+      }
+      return choices;
+    } catch (error) {
+      aborted = signal.aborted;
+      throw error;
+    } finally {
+      // A generation cut short may leave its sequence mid-evaluation: start the next one clean.
+      if (aborted) await sequence.clearHistory().catch(() => {});
+      pool.release(sequence);
+    }
+  }
+
+  async function generateChoice(
+    sequence: LlamaContextSequence,
+    history: ChatHistoryItem[],
+    o: { req: ChatRequest; index: number; maxTokens: number; signal: AbortSignal; onText?: (text: string) => void },
+  ): Promise<Choice> {
+    const { req, index } = o;
+    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
+    const before = sequence.tokenMeter.usedOutputTokens;
+    try {
+      const result = await chat.generateResponse(history, {
+        maxTokens: o.maxTokens,
+        temperature: req.temperature,
+        ...(req.topP !== undefined && { topP: req.topP }),
+        // Each choice gets a seed of its own: with one seed, n samples would all be the same text.
+        ...(req.seed !== undefined && { seed: (req.seed + index) >>> 0 }),
+        ...(req.stop.length > 0 && { customStopTriggers: req.stop }),
+        signal: o.signal,
+        stopOnAbortSignal: false,
+        ...(o.onText && { onTextChunk: o.onText }),
+        onToken: (tokens) => {
+          counters.completionTokens += tokens.length;
+        },
+      });
+      return {
+        text: result.response,
+        finishReason: result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
+        completionTokens: sequence.tokenMeter.usedOutputTokens - before,
+      };
+    } finally {
+      chat.dispose({ disposeSequence: false });
+    }
+  }
+
+  /** The prompt as the model sees it (its chat template applied), and its length in the model's tokens. */
+  function preparePrompt(messages: ChatMessage[]): { history: ChatHistoryItem[]; promptTokens: number } {
+    const history: ChatHistoryItem[] = [
+      ...messages.map((m): ChatHistoryItem => (m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content })),
+      { type: 'model', response: [] },
+    ];
+    const { contextText } = chatWrapper.generateContextState({ chatHistory: history });
+    return { history, promptTokens: contextText.tokenize(model.tokenizer).length };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/v1/models') {
+      return sendJson(res, 200, { object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'durable-got' }] });
+    }
+    if (req.method === 'GET' && path === '/stats') return sendJson(res, 200, stats());
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') throw new OpenAiError(404, `Unknown endpoint ${req.method} ${path}.`);
+    counters.requests++;
+
+    const request = parseChatRequest(await readBody(req));
+    const { history, promptTokens } = preparePrompt(request.messages);
+    if (promptTokens >= contextSize) {
+      throw new OpenAiError(
+        400,
+        `This model's maximum context length is ${contextSize} tokens, but the messages come to ${promptTokens} tokens, leaving no room for an answer. Shorten the messages.`,
+        'messages',
+        'context_length_exceeded',
+      );
+    }
+
+    const controller = new AbortController();
+    running.add(controller);
+    // 'close' on the response also fires after a normal end; only an unfinished one means the client left.
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new ClientGone('The client went away.'));
+    });
+    const id = `chatcmpl-${randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    try {
+      if (request.stream) {
+        await streamCompletion(res, { id, created, model: modelId }, request, promptTokens, (listener) => generate(request, history, promptTokens, controller.signal, listener));
+      } else {
+        const choices = await generate(request, history, promptTokens, controller.signal);
+        sendJson(res, 200, {
+          id,
+          object: 'chat.completion',
+          created,
+          model: modelId,
+          choices: choices.map((c, index) => ({ index, message: { role: 'assistant', content: c.text, refusal: null }, logprobs: null, finish_reason: c.finishReason })),
+          usage: usageOf(promptTokens, choices),
+        });
+      }
+      counters.completed++;
+    } catch (error) {
+      if (controller.signal.aborted) {
+        counters.cancelled++;
+        return;
+      }
+      throw error;
+    } finally {
+      running.delete(controller);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const handled = handle(req, res).catch((error: unknown) => {
+      const failure = error instanceof OpenAiError ? error : new OpenAiError(500, `The local model failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (failure.status >= 500) log(failure.message);
+      if (res.destroyed) return;
+      if (!res.headersSent) sendJson(res, failure.status, failure.body());
+      else res.end(`data: ${JSON.stringify(failure.body())}\n\n`); // mid-stream: OpenAI's clients read an error event
+    });
+    handling.add(handled);
+    void handled.finally(() => handling.delete(handled));
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? LOCAL_LLM_DEFAULTS.port, opts.host ?? LOCAL_LLM_DEFAULTS.host, () => resolve());
+    });
+  } catch (error) {
+    await llama.dispose(); // e.g. the port is taken: the model's memory is not kept for nothing
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`Port ${opts.port ?? LOCAL_LLM_DEFAULTS.port} on ${opts.host ?? LOCAL_LLM_DEFAULTS.host} is taken (another local-llm?): choose another with --port.`);
+    }
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host ?? LOCAL_LLM_DEFAULTS.host;
+  log(`Loaded ${modelId} in ${(loadMs / 1000).toFixed(1)}s: ${parallel} sequences of ${contextSize} tokens, ${threads} thread(s).`);
+
+  return {
+    baseURL: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/v1`,
+    port,
+    model: modelId,
+    contextSize,
+    loadMs,
+    stats,
+    async close() {
+      for (const controller of running) controller.abort(new ClientGone('The server is closing.'));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Generations unwind (and give their sequences back) before the context goes away under them.
+      await Promise.allSettled([...handling]);
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+    },
+  };
+}
+
+/**
+ * The model's own chat template (the Jinja template in its GGUF) when it has one. node-llama-cpp
+ * would otherwise swap in a built-in wrapper it deems equivalent, and for SmolLM2 that one drops the
+ * default system prompt the model was trained with and adds a second `<|im_start|>`.
+ */
+function modelChatWrapper(model: LlamaModel): ChatWrapper {
+  const template = model.fileInfo.metadata?.tokenizer?.chat_template;
+  if (typeof template !== 'string') return resolveChatWrapper(model);
+  return (
+    resolveChatWrapper({ type: 'jinjaTemplate', bosString: model.tokens.bosString, filename: model.filename, fileInfo: model.fileInfo, tokenizer: model.tokenizer }) ??
+    resolveChatWrapper(model)
+  );
+}
+
+function usageOf(promptTokens: number, choices: Choice[]) {
+  const completionTokens = choices.reduce((sum, c) => sum + c.completionTokens, 0);
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}
+
+/**
+ * Answers as server-sent events in OpenAI's chunk format: per choice a role chunk, its text as it
+ * comes and a closing chunk with the finish reason; then, if asked, one chunk with the usage.
+ */
+async function streamCompletion(
+  res: ServerResponse,
+  head: { id: string; created: number; model: string },
+  req: ChatRequest,
+  promptTokens: number,
+  generate: (listener: ChoiceListener) => Promise<Choice[]>,
+): Promise<void> {
+  const send = (choices: unknown[], extra: Record<string, unknown> = {}) => {
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...(req.includeUsage && { usage: null }), ...extra })}\n\n`);
+  };
+  const delta = (index: number, d: Record<string, unknown>, finishReason: string | null = null) => ({ index, delta: d, logprobs: null, finish_reason: finishReason });
+  let started = -1;
+  const startChoice = (index: number) => {
+    for (; started < index; ) send([delta(++started, { role: 'assistant', content: '' })]);
+  };
+  const choices = await generate({
+    text(index, text) {
+      startChoice(index);
+      send([delta(index, { content: text })]);
+    },
+    done(index, choice) {
+      startChoice(index);
+      send([delta(index, {}, choice.finishReason)]);
+    },
+  });
+  if (req.includeUsage) send([], { usage: usageOf(promptTokens, choices) });
+  res.end('data: [DONE]\n\n');
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new OpenAiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
