@@ -11,6 +11,7 @@ export interface NewThought {
   error?: string;
   /** The start of the model's answer, kept for thoughts its answer made invalid. */
   said?: string;
+  reasoning?: string;
   callId?: string;
 }
 

@@ -13,6 +13,8 @@ export type ThoughtState = z.infer<typeof ThoughtState>;
 export const Usage = z.object({
   promptTokens: z.number().int().min(0),
   completionTokens: z.number().int().min(0),
+  /** The endpoint reported no usage: the tokens were counted here with a tokenizer (so budgets still hold). */
+  estimated: z.boolean().optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -27,6 +29,8 @@ export const Thought = z.object({
   error: z.string().optional(),
   /** For a thought made invalid by its answer: the start of what the model said (2,000 characters at most). */
   said: z.string().optional(),
+  /** What a reasoning model thought before it answered (`<think>` blocks or a reasoning field), 2,000 characters at most. */
+  reasoning: z.string().optional(),
   score: z.number().optional(),
   solved: z.boolean().optional(),
   /** The LLM call that produced this thought. */

@@ -29,6 +29,8 @@ export interface ParsedThought {
   error?: string;
   /** Set by the engine on an invalid thought: the start of the answer it was read from. */
   said?: string;
+  /** Set by the engine: what a reasoning model thought before the answer this thought was read from. */
+  reasoning?: string;
 }
 
 export interface SchemeOptions<P = unknown> {
