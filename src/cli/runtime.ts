@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { ensureLocalServer, ensureSearchAttributes } from '../devserver/dev-server';
@@ -6,6 +5,7 @@ import { startSimulatedLlm, type SimulatedLlm } from '../simllm/server';
 import { createGotWorker } from '../../worker/create';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { LlmEndpoint } from '../llm/client';
+import { stateDir } from './state-dir';
 
 export interface RuntimeOptions {
   /** Start a worker inside this process (default), or rely on workers running elsewhere. */
@@ -25,7 +25,7 @@ export interface CliRuntime {
   close(): Promise<void>;
 }
 
-export const stateDir = () => resolve(process.env.GOT_STATE_DIR ?? '.got');
+export { stateDir };
 
 /**
  * Brings up what a CLI run needs. Each part has a real-deployment path (TEMPORAL_ADDRESS,
