@@ -29,7 +29,7 @@ function startupSection(rows: StartupRow[], cpuMs: number): string {
   return `## Start-up
 
 Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. The compiled programs
-(\`npm run build\`, decision 19), each a fresh process timed from its spawn, against a private dev
+(\`npm run build\`, decision 21), each a fresh process timed from its spawn, against a private dev
 server that is already up: median, fastest and slowest of ${quick ? 3 : 5} starts after a warm-up.
 The run uses the simulated LLM (0 ms per call) in a thread of the CLI and a worker in its process.
 

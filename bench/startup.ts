@@ -5,7 +5,7 @@ import { freePort, startDevServer } from '../src/devserver/dev-server';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 
 /**
- * How long the compiled programs take to start (decision 19): `got --help`, a one-call run end to
+ * How long the compiled programs take to start (decision 21): `got --help`, a one-call run end to
  * end with the Temporal server already up, and a worker process until it polls. Each is a fresh
  * OS process, as a user starts it, timed from spawn; the median of `runs` after one warm-up.
  */
@@ -22,7 +22,7 @@ export interface StartupRow {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The targets of decision 19, in ms. */
+/** The targets of decision 21, in ms. */
 export const STARTUP_TARGETS = { help: 500, ioRun: 2500, workerReady: 1500 } as const;
 
 /** Runs `node <args>` and resolves with the ms from spawn until it exits (code 0) or prints `until`. */

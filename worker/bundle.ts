@@ -5,7 +5,7 @@ import { freshness, manifestOf, packageRoot, readManifest, writeFileAtomically, 
 
 /**
  * The Controller's workflow bundle, built once by `npm run build` instead of by webpack at every
- * worker start, and used only while it matches the sources it was built from (decision 17).
+ * worker start, and used only while it matches the sources it was built from (decision 19).
  */
 
 const ROOT = packageRoot(import.meta.url);

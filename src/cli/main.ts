@@ -11,7 +11,7 @@ import { configPath, OPTION_ENV } from './config-path';
 import { stateDir } from './state-dir';
 
 // Each command imports what it needs when it runs (`await import(...)` in its action): `got --help`
-// and a refused option then load commander and the task registry, not Temporal's SDK (decision 19).
+// and a refused option then load commander and the task registry, not Temporal's SDK (decision 21).
 
 /** Exit codes: 0 done, 1 the run failed, 2 bad input (nothing was spent), 3 the environment is not usable. */
 export const EXIT = { ok: 0, runFailed: 1, badInput: 2, environment: 3 } as const;

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * What a build output (dist/'s JavaScript, the workflow bundle) was made from. An output is used
  * only while the digest of its inputs still matches, so an edited source is never run from a
- * stale build (decision 18).
+ * stale build (decision 20).
  */
 export interface BuildManifest {
   /** The source files, relative to the package root, sorted. */
