@@ -1,15 +1,19 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { cpuCheckMs } from './calibration';
 import { measureFootprint, type FootprintRow } from './footprint';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
+import { measureStartup, type StartupRow } from './startup';
 import { measureStepCost } from './step-cost';
 
 /**
  * `npm run bench`: every number of BENCHMARKS.md, measured in one run on this machine, as ratios
- * where the absolute time depends on the machine.
+ * where the absolute time depends on the machine. `npm run bench -- --only startup` measures only
+ * the start-up and replaces that section of BENCHMARKS.md, leaving the others as they are.
  */
 const quick = process.argv.includes('--quick');
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+if (only !== undefined && only !== 'startup') throw new Error(`--only ${only}: the only stage that runs alone is "startup"`);
 
 function table<T extends object>(rows: T[]): string {
   const keys = Object.keys(rows[0] ?? {}) as (keyof T)[];
@@ -19,6 +23,33 @@ function table<T extends object>(rows: T[]): string {
 const log = (line: string) => console.error(line);
 const started = Date.now();
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`;
+
+/** The Start-up section: its own date and CPU check, as `--only startup` rewrites it alone. */
+function startupSection(rows: StartupRow[], cpuMs: number): string {
+  return `## Start-up
+
+Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. The compiled programs
+(\`npm run build\`, decision 22), each a fresh process timed from its spawn, against a private dev
+server that is already up: median, fastest and slowest of ${quick ? 3 : 5} starts after a warm-up.
+The run uses the simulated LLM (0 ms per call) in a thread of the CLI and a worker in its process.
+
+${table(rows)}
+`;
+}
+
+if (only === 'startup') {
+  log('start-up…');
+  const rows = await measureStartup(quick ? 3 : 5);
+  const section = startupSection(rows, cpuCheckMs());
+  const path = new URL('../BENCHMARKS.md', import.meta.url);
+  const current = readFileSync(path, 'utf8');
+  const at = current.indexOf('## Start-up');
+  const next = at < 0 ? -1 : current.indexOf('\n## ', at + 1);
+  const updated = at < 0 ? `${current.trimEnd()}\n\n${section}` : `${current.slice(0, at)}${section}${next < 0 ? '' : current.slice(next)}`;
+  writeFileSync(path, updated);
+  console.log(section);
+  process.exit(0);
+}
 
 const cpuBefore = cpuCheckMs();
 log('overhead ratio…');
@@ -31,6 +62,8 @@ log('throughput…');
 const throughput = await measureThroughput([1, 2], quick ? 20 : 60, 50);
 log('footprint…');
 const footprint: FootprintRow[] = await measureFootprint();
+log('start-up…');
+const startup = await measureStartup(quick ? 3 : 5);
 const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
 const cpuAfter = cpuCheckMs();
 
@@ -94,6 +127,7 @@ paper configurations, against Temporal's limits of 50,000 events and 50 MB per h
 per payload. Benchmark process RSS at the end: ${rss} MiB.
 
 ${table(footprint)}
-`;
+
+${startupSection(startup, cpuAfter)}`;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
 console.log(report);

@@ -52,10 +52,12 @@ describe('the Dockerfile', () => {
     expect(readFileSync('.ci/run', 'utf8')).toMatch(/^npm install$/m);
   });
 
-  it('copies every folder the worker imports from, and its entry point exists', () => {
+  it('builds dist/ from every folder the worker imports from, and its entry point exists', () => {
     for (const dir of ['src', 'workflows', 'activities', 'worker', 'schema']) expect(steps).toContain(`COPY ${dir} ./${dir}`);
+    expect(steps).toContain('RUN npm run build');
+    expect(steps).toContain('COPY --from=build /app/dist ./dist');
     const cmd = steps.find((s) => s.startsWith('CMD '))!;
-    const entry = (JSON.parse(cmd.slice(4)) as string[]).find((a) => a.endsWith('.ts'))!;
+    const entry = (JSON.parse(cmd.slice(4)) as string[]).find((a) => a.endsWith('.js'))!;
     expect(existsSync(entry)).toBe(true);
   });
 });

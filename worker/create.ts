@@ -1,17 +1,18 @@
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { LlmClient, type LlmEndpoint } from '../src/llm/client';
 import { FileResponseCache } from '../src/llm/cache';
 import type { RateLimits } from '../src/llm/rate-limit';
+import { bundleWorkflowsFromSource, prebuiltWorkflowBundle, workflowCodeOption, WORKFLOWS_PATH } from './bundle';
+
+export { WORKFLOWS_PATH };
 
 /** Shared by every worker of this user on the machine (and by workers sharing the folder elsewhere). */
 export const defaultCacheDir = () => process.env.GOT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'got-temporal', 'responses');
-
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 export interface GotWorkerOptions {
   connection: NativeConnection;
@@ -25,15 +26,17 @@ export interface GotWorkerOptions {
   taskQueueActivitiesPerSecond?: number;
   /** The response cache's folder (runs opt in with `llm.cache`); default: the user-level cache. */
   cacheDir?: string;
-  /** A pre-built bundle saves the few seconds of bundling when many workers start (tests, benchmarks). */
+  /** The workflow code for many workers at once (tests, benchmarks); default: `npm run build`'s bundle when current, else the sources. */
   workflowBundle?: WorkflowBundleWithSourceMap;
   /** Must match the clients' (e.g. `dataConverterFromEnv()` for encrypted payloads); default: plain payloads. */
   dataConverter?: DataConverter;
 }
 
-/** Bundles the Controller workflow once, for reuse by several workers. */
-export function bundleGotWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+/** The Controller workflow's code, for reuse by several workers: the build's bundle when current, else bundled from source now. */
+export async function bundleGotWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  const codePath = prebuiltWorkflowBundle();
+  // The source map is inline in the code; the SDK's own bundler fills the old field with a note too.
+  return codePath ? { code: await readFile(codePath, 'utf8'), sourceMap: 'inline' } : bundleWorkflowsFromSource();
 }
 
 /** The composition root of a worker: the Controller workflow plus the activities wired to one LLM endpoint. */
@@ -42,7 +45,7 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     connection: o.connection,
     namespace: o.namespace ?? 'default',
     taskQueue: o.taskQueue,
-    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : workflowCodeOption()),
     activities: createActivities({
       // Failure messages stay plain under encryption: then they quote nothing an endpoint sent back.
       llm: new LlmClient(o.llm, o.rateLimits, { quoteBodies: !o.dataConverter?.payloadCodecs?.length }),
@@ -65,12 +68,3 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     sinks: { grsReplay: { fact: { fn: () => undefined, callDuringReplay: false } } },
   });
 }
-
-const quietBundlerLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};

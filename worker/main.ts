@@ -11,27 +11,36 @@ async function main(): Promise<void> {
   if (!config.OPENAI_BASE_URL) {
     throw new Error('OPENAI_BASE_URL is not set: a standalone worker needs an LLM endpoint (the CLI "demo" and "run" commands start a simulated one for you)');
   }
-  // Runs record typed search attributes; a namespace without them would stall every run, so refuse to start instead.
-  await ensureSearchAttributes(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE).catch((error: unknown) => {
+  // Runs record typed search attributes; a namespace without them would stall every run, so refuse to
+  // start instead. Checked while the worker is created: it polls only once both are done.
+  const attributesReady = ensureSearchAttributes(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE).catch((error: unknown) => {
     throw new Error(
       `the search attributes ${Object.keys(SEARCH_ATTRIBUTES).join(', ')} are not registered on namespace "${config.TEMPORAL_NAMESPACE}" and could not be registered (${error instanceof Error ? error.message : String(error)}); ` +
         `register them with: ${Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => `temporal operator search-attribute create --name ${name} --type ${type}`).join(' && ')}`,
     );
   });
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  attributesReady.catch(() => undefined); // awaited below; its failure is the one reported
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS }).catch(async (error: unknown) => {
+    await attributesReady;
+    throw error;
+  });
+  const creating = createGotWorker({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.GOT_TASK_QUEUE,
+    llm: { baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'unset', supportsN: config.GOT_LLM_SUPPORTS_N === 'true' },
+    maxConcurrentActivities: config.GOT_MAX_CONCURRENT_ACTIVITIES,
+    rateLimits: { requestsPerMinute: config.GOT_LLM_RPM, tokensPerMinute: config.GOT_LLM_TPM },
+    ...(config.GOT_TASK_QUEUE_RPS ? { taskQueueActivitiesPerSecond: config.GOT_TASK_QUEUE_RPS } : {}),
+    ...(config.GOT_CACHE_DIR ? { cacheDir: config.GOT_CACHE_DIR } : {}),
+    // Payloads are encrypted when GOT_CODEC_KEYS is set (docker-compose sets it).
+    dataConverter: dataConverterFromEnv(),
+  });
+  creating.catch(() => undefined); // awaited below, after the search attributes
+  // A failure here ends the process (main's catch), so the connection is not closed on this path.
+  await attributesReady;
+  const worker = await creating;
   try {
-    const worker = await createGotWorker({
-      connection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.GOT_TASK_QUEUE,
-      llm: { baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'unset', supportsN: config.GOT_LLM_SUPPORTS_N === 'true' },
-      maxConcurrentActivities: config.GOT_MAX_CONCURRENT_ACTIVITIES,
-      rateLimits: { requestsPerMinute: config.GOT_LLM_RPM, tokensPerMinute: config.GOT_LLM_TPM },
-      ...(config.GOT_TASK_QUEUE_RPS ? { taskQueueActivitiesPerSecond: config.GOT_TASK_QUEUE_RPS } : {}),
-      ...(config.GOT_CACHE_DIR ? { cacheDir: config.GOT_CACHE_DIR } : {}),
-      // Payloads are encrypted when GOT_CODEC_KEYS is set (docker-compose sets it).
-      dataConverter: dataConverterFromEnv(),
-    });
     console.log(`worker polling task queue "${config.GOT_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}, LLM at ${config.OPENAI_BASE_URL}`);
     await worker.run();
   } finally {

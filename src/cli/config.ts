@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseOrThrow, ValidationError } from '../goo/validate';
+import { configPath } from './config-path';
 
 /**
  * Defaults for CLI options from a JSON config file: `--config <file>`, else $GOT_CONFIG, else
@@ -23,24 +24,7 @@ export const CliConfig = z.strictObject({
 });
 export type CliConfig = z.infer<typeof CliConfig>;
 
-/** The environment variable behind each option that has one. */
-export const OPTION_ENV = {
-  model: 'GOT_MODEL',
-  temperature: 'GOT_TEMPERATURE',
-  priceInput: 'GOT_PRICE_INPUT',
-  priceOutput: 'GOT_PRICE_OUTPUT',
-  budgetUsd: 'GOT_BUDGET_USD',
-  budgetTokens: 'GOT_BUDGET_TOKENS',
-  latency: 'GOT_SIM_LATENCY_MS',
-  taskQueue: 'GOT_TASK_QUEUE',
-} as const satisfies Partial<Record<keyof CliConfig, string>>;
-
-export function configPath(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
-  const at = argv.findIndex((a) => a === '--config' || a.startsWith('--config='));
-  if (at >= 0) return argv[at]!.includes('=') ? argv[at]!.split('=')[1] : argv[at + 1];
-  if (env.GOT_CONFIG) return env.GOT_CONFIG;
-  return existsSync('got.config.json') ? 'got.config.json' : undefined;
-}
+export { configPath, OPTION_ENV } from './config-path';
 
 export function loadCliConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliConfig {
   const path = configPath(argv, env);

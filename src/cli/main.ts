@@ -1,19 +1,18 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ensureLocalServer, stopLocalServer } from '../devserver/local-server';
-import { ensureTemporalCli } from '../devserver/temporal-cli';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_TASK_QUEUE } from '../run/wire';
-import { startSimulatedLlm } from '../simllm/server';
-import { codecServerOptionsFromEnv, startCodecServer } from '../codec/server';
-import { generateCodecKey } from '../codec/keys';
 import { TASKS } from '../tasks/registry';
-import { runEvaluation, type EvalOptions } from '../eval/run-eval';
-import { INSPECT_FORMATS, inspectCommand, type InspectOptions } from './commands/inspect';
+import type { EvalOptions } from '../eval/run-eval';
+import type { InspectOptions } from './commands/inspect';
+import { INSPECT_FORMATS } from './commands/inspect-formats';
+import type { RunOptions } from './commands/run';
 import { addLocalLlmCommand } from './commands/local-llm';
-import { runCommand, type RunOptions } from './commands/run';
-import { loadCliConfig, OPTION_ENV, type CliConfig } from './config';
-import { stateDir } from './runtime';
+import type { CliConfig } from './config';
+import { configPath, OPTION_ENV } from './config-path';
+import { stateDir } from './state-dir';
+
+// Each command imports what it needs when it runs (`await import(...)` in its action): `got --help`
+// and a refused option then load commander and the task registry, not Temporal's SDK (decision 22).
 
 /** Exit codes: 0 done, 1 the run failed, 2 bad input (nothing was spent), 3 the environment is not usable. */
 export const EXIT = { ok: 0, runFailed: 1, badInput: 2, environment: 3 } as const;
@@ -33,14 +32,14 @@ const num = (name: string) => (v: string) => {
 const list = <T>(parse: (v: string) => T) => (v: string) => v.split(',').map((x) => parse(x.trim()));
 
 // Read before the options are declared: the config file supplies their defaults.
-const config = (() => {
-  try {
-    return loadCliConfig(process.argv);
-  } catch (error) {
-    log(error instanceof Error ? error.message : String(error));
-    process.exit(2);
-  }
-})();
+const config: CliConfig = configPath(process.argv, process.env)
+  ? await import('./config')
+      .then(({ loadCliConfig }) => loadCliConfig(process.argv))
+      .catch((error: unknown) => {
+        log(error instanceof Error ? error.message : String(error));
+        process.exit(2);
+      })
+  : {};
 
 /** An option whose value comes from the flag, else its environment variable, else the config file, else `fallback`. */
 function configurable<K extends keyof CliConfig>(key: K, flags: string, description: string, parse?: (v: string) => unknown, fallback?: CliConfig[K]): Option {
@@ -102,6 +101,7 @@ const program = new Command('got')
 
 addRunOptions(program.command('run').description('run one prompting scheme on one problem and print the result'), { scheme: 'got', latency: 0 }).action(
   async (o: RunOptions) => {
+    const { runCommand } = await import('./commands/run');
     await runCommand(o);
   },
 );
@@ -112,6 +112,7 @@ addRunOptions(
     .description('set everything up (Temporal dev server, simulated LLM unless OPENAI_BASE_URL is set) and run GoT on sorting 64 numbers'),
   { scheme: 'got', size: 64, latency: 300 },
 ).action(async (o: RunOptions) => {
+  const { runCommand } = await import('./commands/run');
   const report = await runCommand(o);
   if (!report) return;
   log(`\nThe run stays visible in the Web UI and in \`temporal workflow list\`; the dev server keeps running (stop it with \`npm run server:stop\`).`);
@@ -131,6 +132,7 @@ addExecutionOptions(
     .addOption(configurable('concurrency', '--concurrency <n>', 'runs in flight at once', int('--concurrency'), 16)),
   0,
 ).action(async (o: EvalOptions & { schemes?: string[]; sizes?: number[] }) => {
+  const { runEvaluation } = await import('../eval/run-eval');
   const task = TASKS[o.task]!;
   const outcome = await runEvaluation({ ...o, schemes: o.schemes ?? Object.keys(task.schemes), sizes: o.sizes ?? [...task.sizes] });
   log(`\n${outcome.ran} runs now, ${outcome.reused} reused from earlier.\nTable: ${outcome.files.csv}\nFigure: ${outcome.files.png}`);
@@ -143,12 +145,13 @@ program
   .option('--run-id <id>', 'a specific run of that workflow id (default: the latest)')
   .addOption(new Option('--format <format>', 'output format').choices([...INSPECT_FORMATS]).default('summary'))
   .option('--out <file>', 'write to a file instead of stdout')
-  .action(async (workflowId: string, o: InspectOptions) => inspectCommand(workflowId, o, log));
+  .action(async (workflowId: string, o: InspectOptions) => (await import('./commands/inspect')).inspectCommand(workflowId, o, log));
 
 program
   .command('setup')
   .description('build or find the Temporal CLI and start the local dev server (kept running in the background)')
   .action(async () => {
+    const [{ ensureTemporalCli }, { ensureLocalServer }] = await Promise.all([import('../devserver/temporal-cli'), import('../devserver/local-server')]);
     const binary = await ensureTemporalCli({ log });
     const server = await ensureLocalServer({ stateDir: stateDir(), log });
     log(`Temporal CLI: ${binary}\nServer: ${server.address}\nWeb UI: ${server.uiUrl}`);
@@ -159,13 +162,17 @@ server
   .command('start')
   .description('start it (or reuse the running one)')
   .action(async () => {
+    const { ensureLocalServer } = await import('../devserver/local-server');
     const s = await ensureLocalServer({ stateDir: stateDir(), log });
     log(`Server: ${s.address}\nWeb UI: ${s.uiUrl}`);
   });
 server
   .command('stop')
   .description('stop it (runs are kept in its SQLite file)')
-  .action(async () => log((await stopLocalServer(stateDir())) ? 'Stopped the local Temporal dev server.' : 'No local Temporal dev server was running.'));
+  .action(async () => {
+    const { stopLocalServer } = await import('../devserver/local-server');
+    log((await stopLocalServer(stateDir())) ? 'Stopped the local Temporal dev server.' : 'No local Temporal dev server was running.');
+  });
 
 program
   .command('sim-llm')
@@ -174,6 +181,7 @@ program
   .option('--port <n>', 'port', int('--port'), 8000)
   .option('--latency <ms>', 'latency per request', int('--latency'), 0)
   .action(async (o: { host: string; port: number; latency: number }) => {
+    const { startSimulatedLlm } = await import('../simllm/server');
     const sim = await startSimulatedLlm({ host: o.host, port: o.port, latencyMs: o.latency });
     log(`Simulated LLM at ${sim.baseURL} (use OPENAI_BASE_URL=${sim.baseURL}); Ctrl-C stops it.`);
     await new Promise<void>((resolve) => process.once('SIGINT', () => void sim.close().then(resolve)));
@@ -188,6 +196,7 @@ program
   .option('--port <n>', 'port', int('--port'), 8888)
   .option('--cors-origin <origin>', 'a Web UI origin allowed to call it (env GOT_CODEC_CORS_ORIGINS, comma-separated)')
   .action(async (o: { host: string; port: number; corsOrigin?: string }) => {
+    const { codecServerOptionsFromEnv, startCodecServer } = await import('../codec/server');
     const server = await startCodecServer({ ...codecServerOptionsFromEnv(), host: o.host, port: o.port, ...(o.corsOrigin ? { corsOrigins: [o.corsOrigin] } : {}), log });
     log(`Codec server at ${server.url}; Ctrl-C stops it.`);
     await new Promise<void>((resolve) => process.once('SIGINT', () => void server.close().then(resolve)));
@@ -197,9 +206,9 @@ program
   .command('codec-key')
   .description('print a new encryption key entry for GOT_CODEC_KEYS (put it first to rotate; keep the old ones after it)')
   .argument('<id>', 'key id, e.g. k2')
-  .action((id: string) => console.log(generateCodecKey(id)));
+  .action(async (id: string) => console.log((await import('../codec/keys')).generateCodecKey(id)));
 
-program.parseAsync().catch((error: unknown) => {
+program.parseAsync().catch(async (error: unknown) => {
   if (error instanceof CommanderError) {
     // Help and version are successes; any other usage error is bad input, like an invalid option value.
     process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.badInput);
@@ -208,6 +217,8 @@ program.parseAsync().catch((error: unknown) => {
     log(error.message);
     process.exit(EXIT.badInput);
   }
+  // Only a run can fail this way, and a run has loaded the client already.
+  const { WorkflowFailedError } = await import('@temporalio/client');
   if (error instanceof WorkflowFailedError) {
     log(`run failed: ${error.cause?.message ?? error.message}`);
     process.exit(EXIT.runFailed);

@@ -1,12 +1,12 @@
-import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { ensureLocalServer } from '../devserver/local-server';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
-import { startSimulatedLlm, type SimulatedLlm } from '../simllm/server';
+import type { SimulatedLlmThread } from '../simllm/thread';
 import { createGotWorker } from '../../worker/create';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { LlmEndpoint } from '../llm/client';
+import { stateDir } from './state-dir';
 
 export interface RuntimeOptions {
   /** Start a worker inside this process (default), or rely on workers running elsewhere. */
@@ -22,11 +22,11 @@ export interface CliRuntime {
   namespace: string;
   uiUrl: string;
   /** Where LLM calls go: a real endpoint from the environment, or the simulated one. */
-  llm: { endpoint: LlmEndpoint; simulated?: SimulatedLlm };
+  llm: { endpoint: LlmEndpoint; simulated?: SimulatedLlmThread };
   close(): Promise<void>;
 }
 
-export const stateDir = () => resolve(process.env.GOT_STATE_DIR ?? '.got');
+export { stateDir };
 
 /**
  * Brings up what a CLI run needs. Each part has a real-deployment path (TEMPORAL_ADDRESS,
@@ -35,47 +35,59 @@ export const stateDir = () => resolve(process.env.GOT_STATE_DIR ?? '.got');
  */
 export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  const server = process.env.TEMPORAL_ADDRESS
-    ? { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' }
-    : await ensureLocalServer({ stateDir: stateDir(), log: o.log });
-  // Runs record typed search attributes; make sure the namespace has them (a no-op when it does).
-  if (process.env.TEMPORAL_ADDRESS) await ensureSearchAttributes(server.address, namespace);
+  // The simulated LLM starts first, in a thread of its own: it comes up while the server is checked.
+  const simulatedStart = process.env.OPENAI_BASE_URL ? undefined : startSimulatedLlm(o.simulatedLatencyMs);
+  simulatedStart?.catch(() => undefined); // its failure is thrown where it is awaited, below
+  const cleanups: (() => Promise<void>)[] = [];
+  if (simulatedStart) cleanups.push(async () => (await simulatedStart).close());
+  try {
+    const server = process.env.TEMPORAL_ADDRESS
+      ? { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' }
+      : await ensureLocalServer({ stateDir: stateDir(), log: o.log });
+    // Runs record typed search attributes; make sure the namespace has them (a no-op when it does).
+    if (process.env.TEMPORAL_ADDRESS) await ensureSearchAttributes(server.address, namespace);
 
-  // GOT_CODEC_KEYS set: payloads are encrypted before they reach the server (client and worker alike).
-  const dataConverter = dataConverterFromEnv();
-  const connection = await Connection.connect({ address: server.address });
-  const cleanups: (() => Promise<void>)[] = [() => connection.close()];
+    // GOT_CODEC_KEYS set: payloads are encrypted before they reach the server (client and worker alike).
+    const dataConverter = dataConverterFromEnv();
+    const connection = await Connection.connect({ address: server.address });
+    cleanups.push(() => connection.close());
 
-  let simulated: SimulatedLlm | undefined;
-  const endpoint: LlmEndpoint = process.env.OPENAI_BASE_URL
-    ? { baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY ?? 'unset', supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false' }
-    : await (async () => {
-        simulated = await startSimulatedLlm({ latencyMs: o.simulatedLatencyMs });
-        cleanups.push(() => simulated!.close());
-        o.log(`No OPENAI_BASE_URL set: using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call).`);
-        return { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' };
-      })();
+    const simulated = await simulatedStart;
+    const endpoint: LlmEndpoint = simulated
+      ? { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' }
+      : { baseURL: process.env.OPENAI_BASE_URL!, apiKey: process.env.OPENAI_API_KEY ?? 'unset', supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false' };
+    if (simulated) o.log(`No OPENAI_BASE_URL set: using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call).`);
 
-  if (o.inProcessWorker) {
-    // The first install wins (an embedding process may have installed its own logger already).
-    if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
-    const native = await NativeConnection.connect({ address: server.address });
-    const worker: Worker = await createGotWorker({ connection: native, namespace, taskQueue: o.taskQueue, llm: endpoint, ...(dataConverter ? { dataConverter } : {}) });
-    const running = worker.run();
-    cleanups.push(async () => {
-      worker.shutdown();
-      await running;
-      await native.close();
-    });
+    if (o.inProcessWorker) {
+      // The first install wins (an embedding process may have installed its own logger already).
+      if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
+      const native = await NativeConnection.connect({ address: server.address });
+      const worker: Worker = await createGotWorker({ connection: native, namespace, taskQueue: o.taskQueue, llm: endpoint, ...(dataConverter ? { dataConverter } : {}) });
+      const running = worker.run();
+      cleanups.push(async () => {
+        worker.shutdown();
+        await running;
+        await native.close();
+      });
+    }
+
+    return {
+      client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
+      namespace,
+      uiUrl: server.uiUrl,
+      llm: { endpoint, ...(simulated ? { simulated } : {}) },
+      async close() {
+        for (const cleanup of cleanups.reverse()) await cleanup();
+      },
+    };
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    throw error;
   }
+}
 
-  return {
-    client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
-    namespace,
-    uiUrl: server.uiUrl,
-    llm: { endpoint, ...(simulated ? { simulated } : {}) },
-    async close() {
-      for (const cleanup of cleanups.reverse()) await cleanup();
-    },
-  };
+/** The simulated LLM in its own thread (that module is imported alone, so the thread loads nothing else of the CLI). */
+async function startSimulatedLlm(latencyMs: number): Promise<SimulatedLlmThread> {
+  const { startSimulatedLlmThread } = await import('../simllm/thread');
+  return startSimulatedLlmThread({ latencyMs });
 }

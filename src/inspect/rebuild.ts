@@ -6,7 +6,7 @@ import { decodeFromPayloadsAtIndex, loadDataConverter } from '@temporalio/common
 import { GrsRecorder, type GrsFact } from '../grs/recorder';
 import type { RunRequestInput } from '../run/request';
 import type { Grs } from '../grs/types';
-import { WORKFLOWS_PATH } from '../../worker/create';
+import { workflowCodeOption } from '../../worker/bundle';
 import { dataConverterFromEnv, whyUnreadable } from '../codec/data-converter';
 
 type History = temporal.api.history.v1.IHistory;
@@ -30,7 +30,7 @@ export async function rebuildGrs(history: History, o: RebuildOptions = {}): Prom
   if (unreadable) throw new Error(unreadable);
   await Worker.runReplayHistory(
     {
-      ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+      ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : workflowCodeOption()),
       replayName: 'got-inspect',
       ...(dataConverter ? { dataConverter } : {}),
       sinks: { grsReplay: { fact: { fn: (_info: unknown, fact: GrsFact) => recorder.apply(fact), callDuringReplay: true } } },

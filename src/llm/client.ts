@@ -1,5 +1,4 @@
 import OpenAI from 'openai';
-import { encode } from 'gpt-tokenizer';
 import { RateLimiter, type RateLimits } from './rate-limit';
 import type { Usage } from '../grs/types';
 import type { ChatMessage } from '../tasks/task';
@@ -65,7 +64,8 @@ export class LlmClient {
 
   async complete(req: CompletionRequest): Promise<Completion> {
     if (!this.limiter.limited) return this.request(req);
-    const estimate = estimateTokens(req);
+    // The tokenizer costs ~0.3 s of CPU to load: only a worker with a token or request limit needs it.
+    const estimate = estimateTokens(req, (await import('gpt-tokenizer')).encode);
     await this.limiter.acquire(estimate, req.signal);
     const completion = await this.request(req);
     this.limiter.settle(estimate, completion.usage.promptTokens + completion.usage.completionTokens);
@@ -136,7 +136,7 @@ function describe(value: unknown): string {
 }
 
 /** Prompt tokens plus what the samples may produce (max tokens when set, else as much as the prompt). */
-function estimateTokens(req: CompletionRequest): number {
+function estimateTokens(req: CompletionRequest, encode: (text: string) => number[]): number {
   const prompt = req.messages.reduce((sum, m) => sum + 4 + encode(m.content).length, 3);
   return prompt + req.samples * (req.maxTokens ?? prompt);
 }

@@ -15,7 +15,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decode, encode } from 'gpt-tokenizer';
 import { hashSeed, seededRandom } from '../util/random';
 import { applyAnswerFault, DEFAULT_GARBAGE, DEFAULT_SLOW_MS, errorBody, faultLabel, FaultPlan, isAnswerFault, isStatusFault, type AnswerFault, type SimChoice, type SimFault, type SimFaultRateOptions, type SimFaultRates } from './faults';
 import { recognise } from './responders';
@@ -151,8 +150,14 @@ function parseBody(raw: string): ChatBody {
   return b as ChatBody;
 }
 
+// The tokenizer's tables take ~0.3 s of CPU to load. The server starts loading them as it starts,
+// without waiting: a process that starts a worker next (the CLI) does both at once.
+type Tokenizer = typeof import('gpt-tokenizer');
+let tokenizer: Promise<Tokenizer> | undefined;
+const loadTokenizer = () => (tokenizer ??= import('gpt-tokenizer'));
+
 // Close to OpenAI's accounting: a few tokens of framing per message around the contents.
-const promptTokens = (messages: ChatBody['messages']) =>
+const promptTokens = (messages: ChatBody['messages'], encode: Tokenizer['encode']) =>
   messages.reduce((sum, m) => sum + 3 + encode(textOf(m.content)).length, 3);
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -195,6 +200,7 @@ function waitUnlessGone(res: ServerResponse, ms: number): Promise<boolean> {
 }
 
 export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<SimulatedLlm> {
+  loadTokenizer().catch(() => undefined); // a failure surfaces with the first request that needs it
   const seed = opts.seed ?? 0;
   const perTokenMs = opts.perTokenLatencyMs ?? 0;
   let latencyMs = opts.latencyMs ?? 0;
@@ -215,6 +221,7 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
 
   /** The completion for a parsed request; undefined when the client hung up before it was ready (nothing is counted then). */
   async function complete(body: ChatBody, res: ServerResponse, fault: AnswerFault | undefined, arrivedAt: number) {
+    const { encode, decode } = await loadTokenizer();
     const prompt = textOf(body.messages.filter((m) => m.role === 'user').at(-1)?.content);
     const recognised = recognise(prompt);
     if (!recognised) {
@@ -236,7 +243,7 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       return index === faulted ? applyAnswerFault(fault!, choice, kept, decode, encode) : { choice, tokens: kept.length };
     });
     const completionTokens = choices.reduce((sum, c) => sum + c.tokens, 0);
-    const usage = { prompt_tokens: promptTokens(body.messages), completion_tokens: completionTokens };
+    const usage = { prompt_tokens: promptTokens(body.messages, encode), completion_tokens: completionTokens };
     const answerAt = arrivedAt + latencyMs + jitter() * jitterMs + perTokenMs * completionTokens;
     if (!(await waitUnlessGone(res, Math.max(0, answerAt - Date.now())))) return undefined;
     if (fault) countFault(fault);

@@ -10,10 +10,11 @@ import { dataConverterFromEnv } from '../../codec/data-converter';
 import { resolveTask } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
 import { ensureLocalServer } from '../../devserver/local-server';
-import { stateDir } from '../runtime';
+import { stateDir } from '../state-dir';
 
-export const INSPECT_FORMATS = ['summary', 'json', 'dot', 'mermaid', 'html'] as const;
-export type InspectFormat = (typeof INSPECT_FORMATS)[number];
+import type { InspectFormat } from './inspect-formats';
+
+export { INSPECT_FORMATS, type InspectFormat } from './inspect-formats';
 
 export interface InspectOptions {
   runId?: string;

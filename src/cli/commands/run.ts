@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import type { WorkflowHandle } from '@temporalio/client';
-import { queryProgress, resultOf, startCheckedRun, webUiLink } from '../../client/runs';
 import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput } from '../../run/request';
@@ -10,7 +9,6 @@ import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { chooseProblem } from '../problem';
 import { formatReport, reportOf, type RunReport } from '../report';
-import { startRuntime } from '../runtime';
 
 export interface RunOptions {
   task: string;
@@ -91,13 +89,16 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     console.log(JSON.stringify(request, null, 2));
     return undefined;
   }
+  // Loaded only now: a dry run or a refused request never loads Temporal's SDK.
+  const [{ startRuntime }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
+  const { resultOf, startCheckedRun, webUiLink } = runs;
   const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, log });
   try {
     const started = Date.now();
     const handle = await startCheckedRun(runtime.client, checked, { taskQueue: o.taskQueue, ...(o.workflowId ? { workflowId: o.workflowId } : {}) });
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
     log(`Started ${handle.workflowId}\n  Web UI: ${webUi}`);
-    const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle) : await resultOf(handle);
+    const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle, runs) : await resultOf(handle);
     const report = reportOf(result, { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi }, Date.now() - started, resolveTask(request.task).answerText);
     console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));
     if (o.output) {
@@ -111,7 +112,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
   }
 }
 
-async function withProgressBar(handle: WorkflowHandle) {
+async function withProgressBar(handle: WorkflowHandle, { queryProgress, resultOf }: typeof import('../../client/runs')) {
   const bar = new SingleBar({
     format: '  {bar} {value}/{total} operations · {calls} LLM calls · {tokens} tokens · ${cost}',
     hideCursor: true,
