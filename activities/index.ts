@@ -100,9 +100,15 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem: step.problem };
       const { completion, ...meta } = await complete(step, buildPrompt(task, request));
       const asked = step.checks?.length ? step.checks : undefined;
-      const answers = completion.texts.map((text, i) =>
-        parseAnswer(task, request, text, completion.finishReasons[i]!).map((t): StepThought => (asked ? { ...t, checks: localChecks(task, asked, t.state, step.problem) } : t)),
-      );
+      const answers = completion.texts.map((text, i) => {
+        // Cached completions from before reasoning was kept have none.
+        const reasoning = completion.reasoning?.[i]?.slice(0, MAX_SAID_CHARS);
+        return parseAnswer(task, request, text, completion.finishReasons[i]!).map((t): StepThought => ({
+          ...t,
+          ...(reasoning ? { reasoning } : {}),
+          ...(asked ? { checks: localChecks(task, asked, t.state, step.problem) } : {}),
+        }));
+      });
       return { answers, ...meta };
     },
 

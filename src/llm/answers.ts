@@ -1,4 +1,3 @@
-import { encode } from 'gpt-tokenizer';
 import type { ChatMessage } from '../tasks/task';
 
 /** An answer split into what the model reasoned and what it answered. */
@@ -24,10 +23,13 @@ export function splitReasoning(content: string, field?: unknown): SplitAnswer {
   return blocks.length ? { answer: answer.trim(), reasoning: blocks.join('\n\n') } : { answer: content };
 }
 
-/** Tokens of a chat prompt as OpenAI's chat format counts them (per message overhead included). */
-export function promptTokens(messages: ChatMessage[]): number {
-  return messages.reduce((sum, m) => sum + 4 + encode(m.content).length, 3);
+/**
+ * Usage counted here for an endpoint that reported none: the prompt once per request (in OpenAI's
+ * chat format, per-message overhead included) and every answer with its reasoning. The GPT tokenizer
+ * is an estimate for other models' tokenizers; it is loaded only when needed (~0.3 s of CPU).
+ */
+export async function estimateUsage(messages: ChatMessage[], requests: number, outputs: string[]): Promise<{ promptTokens: number; completionTokens: number }> {
+  const { encode } = await import('gpt-tokenizer');
+  const prompt = messages.reduce((sum, m) => sum + 4 + encode(m.content).length, 3);
+  return { promptTokens: prompt * requests, completionTokens: outputs.reduce((sum, text) => sum + (text ? encode(text).length : 0), 0) };
 }
-
-/** Tokens of a text by the GPT tokenizer: an estimate for endpoints that report no usage. */
-export const textTokens = (text: string): number => (text ? encode(text).length : 0);

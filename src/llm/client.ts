@@ -4,6 +4,7 @@ import type { Usage } from '../grs/types';
 import type { ChatMessage } from '../tasks/task';
 import { LlmResponseError } from './errors';
 import { createLlmFetch } from './http';
+import { estimateUsage, splitReasoning } from './answers';
 
 export interface LlmEndpoint {
   baseURL: string;
@@ -25,8 +26,10 @@ export interface CompletionRequest {
 }
 
 export interface Completion {
-  /** One text per requested sample; a refused or empty sample is an empty string. */
+  /** One text per requested sample, reasoning removed; a refused or empty sample is an empty string. */
   texts: string[];
+  /** Per sample, what a reasoning model thought before answering (undefined where it did not say). */
+  reasoning: (string | undefined)[];
   finishReasons: string[];
   usage: Usage;
   model: string;
@@ -51,6 +54,7 @@ export class LlmClient {
   private readonly openai: OpenAI;
   private readonly limiter: RateLimiter;
   private readonly quoteBodies: boolean;
+  private readonly quirks = new Map<string, EndpointQuirks>();
 
   constructor(
     readonly endpoint: LlmEndpoint,
@@ -73,17 +77,17 @@ export class LlmClient {
   }
 
   private async request(req: CompletionRequest): Promise<Completion> {
-    const out: Completion = { texts: [], finishReasons: [], usage: { promptTokens: 0, completionTokens: 0 }, model: req.model, requests: 0 };
+    const out: Completion = { texts: [], reasoning: [], finishReasons: [], usage: { promptTokens: 0, completionTokens: 0 }, model: req.model, requests: 0 };
+    const unreported: string[] = [];
+    let unreportedRequests = 0;
     while (out.texts.length < req.samples) {
       const missing = req.samples - out.texts.length;
-      const n = this.endpoint.supportsN ? missing : 1;
+      const n = this.endpoint.supportsN && !this.quirksOf(req.model).oneSamplePerRequest ? missing : 1;
       const response = await this.ask(req, n, req.seed + out.requests);
       // A proxy's error page or a cut-off body can arrive as a 200: it is a fault to retry, not an answer.
       if (!isChatCompletion(response)) throw new LlmResponseError(`expected a chat completion, got ${this.quoteBodies ? describe(response) : shapeOf(response)}`);
       out.requests += 1;
       out.model = response.model || req.model;
-      out.usage.promptTokens += response.usage?.prompt_tokens ?? 0;
-      out.usage.completionTokens += response.usage?.completion_tokens ?? 0;
       // Some compatible servers leave out `index`; their order is then the list's.
       const choices = response.choices
         .map((choice, position) => ({ choice, at: typeof choice.index === 'number' ? choice.index : position }))
@@ -92,26 +96,97 @@ export class LlmClient {
         .slice(0, missing);
       if (choices.length === 0) throw new LlmResponseError('the completion has no choices');
       for (const choice of choices) {
-        out.texts.push(choice.message?.content ?? '');
+        const message = (choice.message ?? {}) as { content?: string | null; reasoning_content?: unknown; reasoning?: unknown };
+        const { answer, reasoning } = splitReasoning(message.content ?? '', message.reasoning_content ?? message.reasoning);
+        out.texts.push(answer);
+        out.reasoning.push(reasoning);
         out.finishReasons.push(choice.finish_reason ?? 'unknown');
+        if (!response.usage) unreported.push(message.content ?? '', reasoning && !(message.content ?? '').includes(reasoning) ? reasoning : '');
       }
+      if (response.usage) {
+        out.usage.promptTokens += response.usage.prompt_tokens ?? 0;
+        out.usage.completionTokens += response.usage.completion_tokens ?? 0;
+      } else unreportedRequests += 1;
+    }
+    // An endpoint that reports no usage would make every call free and no budget would ever stop a run.
+    if (unreportedRequests) {
+      const counted = await estimateUsage(req.messages, unreportedRequests, unreported);
+      out.usage = { promptTokens: out.usage.promptTokens + counted.promptTokens, completionTokens: out.usage.completionTokens + counted.completionTokens, estimated: true };
     }
     return out;
   }
 
-  /** One request; `seed` differs per top-up request, so topped-up samples are new samples, not repeats. */
+  /** What this endpoint has refused of a model so far: learnt from its 400s, kept for the worker's life. */
+  private quirksOf(model: string): EndpointQuirks {
+    let quirks = this.quirks.get(model);
+    if (!quirks) this.quirks.set(model, (quirks = { maxTokensField: 'max_tokens', defaultTemperatureOnly: false, oneSamplePerRequest: false }));
+    return quirks;
+  }
+
+  /** Settings this client adapted to for a model (for `got doctor` and the worker's log). */
+  adaptationsOf(model: string): Readonly<EndpointQuirks> {
+    return { ...this.quirksOf(model) };
+  }
+
+  /**
+   * One request; `seed` differs per top-up request, so topped-up samples are new samples, not repeats.
+   * A 400 that names a parameter the endpoint does not take (`max_tokens` where it wants
+   * `max_completion_tokens`, a temperature other than its default, `n` above 1) is learnt once per
+   * model and the request sent again without it: providers differ, and the run should not fail for it.
+   */
   private async ask(req: CompletionRequest, n: number, seed: number): Promise<OpenAI.ChatCompletion> {
-    try {
-      return await this.openai.chat.completions.create(
-        { model: req.model, messages: req.messages, n, temperature: req.temperature, seed, ...(req.maxTokens ? { max_tokens: req.maxTokens } : {}) },
-        { signal: req.signal },
-      );
-    } catch (e) {
-      // The JSON parser's message quotes the body's first characters.
-      if (e instanceof SyntaxError && !this.quoteBodies) throw new LlmResponseError('a body that is not JSON');
-      throw e;
+    const quirks = this.quirksOf(req.model);
+    for (let adapted = 0; ; adapted++) {
+      const samples = quirks.oneSamplePerRequest ? 1 : n;
+      const body = {
+        model: req.model,
+        messages: req.messages,
+        ...(samples !== 1 || !quirks.oneSamplePerRequest ? { n: samples } : {}),
+        ...(quirks.defaultTemperatureOnly ? {} : { temperature: req.temperature }),
+        seed,
+        ...(req.maxTokens ? { [quirks.maxTokensField]: req.maxTokens } : {}),
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+      try {
+        return await this.openai.chat.completions.create(body, { signal: req.signal });
+      } catch (e) {
+        // The JSON parser's message quotes the body's first characters.
+        if (e instanceof SyntaxError && !this.quoteBodies) throw new LlmResponseError('a body that is not JSON');
+        const refused = adapted < 3 && e instanceof OpenAI.BadRequestError ? refusedParameter(e) : undefined;
+        // Decided on what this request sent: calls in flight together may all be refused before one adapts.
+        const sent = body as unknown as Record<string, unknown>;
+        if (refused === 'max_tokens' && 'max_tokens' in sent) quirks.maxTokensField = 'max_completion_tokens';
+        else if (refused === 'temperature' && 'temperature' in sent) quirks.defaultTemperatureOnly = true;
+        // The caller tops up the samples this request no longer asks for with further requests.
+        else if (refused === 'n' && samples > 1) quirks.oneSamplePerRequest = true;
+        else throw e;
+      }
     }
   }
+}
+
+/** What an endpoint has been found to refuse, per model. */
+export interface EndpointQuirks {
+  /** `max_completion_tokens` for endpoints (OpenAI's reasoning models) that refuse `max_tokens`. */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** The model takes only its default temperature: none is sent. */
+  defaultTemperatureOnly: boolean;
+  /** `n` above 1 is refused: one sample per request. */
+  oneSamplePerRequest: boolean;
+}
+
+/**
+ * The parameter a 400 refuses, from the error's `param` field (OpenAI and most compatible servers)
+ * or, where a server leaves it out, from a message that names the parameter as unsupported.
+ */
+function refusedParameter(e: InstanceType<typeof OpenAI.BadRequestError>): 'max_tokens' | 'temperature' | 'n' | undefined {
+  const param = typeof e.param === 'string' ? e.param : undefined;
+  if (param === 'max_tokens' || param === 'temperature' || param === 'n') return param;
+  const message = e.message.toLowerCase();
+  if (!/unsupported|not supported|does not support|only supports|only the default|must be 1|invalid/.test(message)) return undefined;
+  if (/\bmax_tokens\b/.test(message)) return 'max_tokens';
+  if (/\btemperature\b/.test(message)) return 'temperature';
+  if (/['"`]n['"`]|\bn\s*(=|>|must)|\bn parameter\b|multiple (choices|completions)/.test(message)) return 'n';
+  return undefined;
 }
 
 /** The shape `complete` relies on; openai hands back whatever the body was (a string for a non-JSON content type). */

@@ -35,6 +35,8 @@ export async function startHarness(
     rateLimits?: RateLimits;
     /** The worker's response cache folder (default: a fresh temporary one). */
     cacheDir?: string;
+    /** Where the worker sends its LLM calls instead of the simulator itself (e.g. a proxy in front of it). */
+    endpoint?: (simulatorBaseURL: string) => string;
   } = {},
 ): Promise<Harness> {
   const address = inject('temporalAddress');
@@ -51,7 +53,7 @@ export async function startHarness(
   const worker = await createGotWorker({
     connection: nativeConnection,
     taskQueue,
-    llm: { baseURL: llm.baseURL, apiKey: o.apiKey ?? 'sim', supportsN: true },
+    llm: { baseURL: o.endpoint ? o.endpoint(llm.baseURL) : llm.baseURL, apiKey: o.apiKey ?? 'sim', supportsN: true },
     workflowBundle: await bundle,
     ...(o.maxConcurrentActivities ? { maxConcurrentActivities: o.maxConcurrentActivities } : {}),
     ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),

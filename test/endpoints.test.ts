@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resultOf, startRun } from '../src/client/runs';
+import type { RunRequestInput, RunResult } from '../src/run/request';
+import { sortingTask } from '../src/tasks/sorting';
+import { startHarness, type Harness } from './support/harness';
+import { startProviderProxy, type ProviderProxy, type ProviderQuirks } from './support/provider-proxy';
+
+/**
+ * Endpoints as they really are: a provider-shaped proxy in front of the simulator refuses
+ * `max_tokens`, a non-default temperature or `n > 1`, drops `usage`, or wraps answers in reasoning.
+ * The engine adapts once per model and the run ends as an undisturbed one does.
+ */
+const request = (llm: RunRequestInput['llm'] = {}): RunRequestInput => {
+  const problem = sortingTask.generateProblem(32, 7);
+  return { task: 'sorting', problem, goo: sortingTask.schemes.got!({ size: 32, problem }), seed: 4, llm: { maxTokens: 2000, temperature: 0.7, ...llm }, labels: { scheme: 'got', size: 32, sample: 7 } };
+};
+
+let direct: Harness;
+let clean: RunResult;
+beforeAll(async () => {
+  direct = await startHarness({ llm: { seed: 2 } });
+  clean = await resultOf(await startRun(direct.client, request(), { taskQueue: direct.taskQueue }));
+});
+afterAll(async () => direct?.close());
+
+async function throughProxy(quirks: ProviderQuirks, llm: RunRequestInput['llm'] = {}): Promise<{ result: RunResult; proxy: ProviderProxy }> {
+  let upstream = '';
+  const proxy = await startProviderProxy(() => upstream, quirks);
+  const h = await startHarness({ llm: { seed: 2 }, endpoint: (sim) => ((upstream = sim), proxy.baseURL) });
+  try {
+    return { result: await resultOf(await startRun(h.client, request(llm), { taskQueue: h.taskQueue })), proxy };
+  } finally {
+    await h.close();
+    await proxy.close();
+  }
+}
+
+const answerOf = (r: RunResult) => ({ id: r.best?.id, score: r.best?.score, state: r.best?.state });
+
+describe('a provider that refuses parameters', () => {
+  it('sends max_completion_tokens after its first refusal of max_tokens, once for the whole run', async () => {
+    const { result, proxy } = await throughProxy({ refuseMaxTokens: true });
+    expect(proxy.refused).toEqual(['max_tokens']);
+    expect(proxy.bodies.slice(1).every((b) => b.max_completion_tokens === 2000 && !('max_tokens' in b))).toBe(true);
+    expect(answerOf(result)).toEqual(answerOf(clean));
+  });
+
+  it('sends no temperature to a model that takes only its default', async () => {
+    const { result, proxy } = await throughProxy({ refuseTemperature: true });
+    expect(proxy.refused).toEqual(['temperature']);
+    expect(proxy.bodies.slice(1).every((b) => !('temperature' in b))).toBe(true);
+    expect(result.status).toBe('answered');
+    expect(result.best?.valid).toBe(true);
+  });
+
+  it('asks one sample per request when n > 1 is refused, and still gets every sample', async () => {
+    const { result, proxy } = await throughProxy({ refuseN: true });
+    // The two part sorts ask at the same moment, so both may be refused before the client adapts; none after.
+    expect(new Set(proxy.refused)).toEqual(new Set(['n']));
+    expect(proxy.refused.length).toBeLessThanOrEqual(2);
+    const firstSingle = proxy.bodies.findIndex((b) => b.n === undefined);
+    expect(proxy.bodies.slice(firstSingle).every((b) => b.n === undefined || b.n === 1)).toBe(true);
+    // The same thoughts as without the refusal: every call has all its samples.
+    expect(result.grs.thoughts.length).toBe(clean.grs.thoughts.length);
+    expect(result.status).toBe('answered');
+    expect(result.best!.score!).toBeLessThanOrEqual(clean.best!.score! + 2);
+  });
+});
+
+describe('a provider that reports no usage', () => {
+  it('counts the tokens itself, marks them estimated, and budgets still stop the run', async () => {
+    const { result } = await throughProxy({ dropUsage: true });
+    expect(result.grs.calls.every((c) => c.usage.estimated === true && c.usage.promptTokens > 0 && c.usage.completionTokens > 0)).toBe(true);
+    const ratio = (result.grs.totals.promptTokens + result.grs.totals.completionTokens) / (clean.grs.totals.promptTokens + clean.grs.totals.completionTokens);
+    expect(ratio).toBeGreaterThan(0.8);
+    expect(ratio).toBeLessThan(1.25);
+    expect(result.grs.totals.costUsd).toBeGreaterThan(0);
+  });
+
+  it('stops scheduling calls once the estimated tokens reach the budget', async () => {
+    let upstream = '';
+    const proxy = await startProviderProxy(() => upstream, { dropUsage: true });
+    const h = await startHarness({ llm: { seed: 2 }, endpoint: (sim) => ((upstream = sim), proxy.baseURL) });
+    try {
+      const result = await resultOf(await startRun(h.client, { ...request(), budget: { maxTokens: 1500 } }, { taskQueue: h.taskQueue }));
+      expect(result.grs.budgetExhausted).toBe(true);
+      expect(result.grs.calls.length).toBeLessThan(clean.grs.calls.length);
+    } finally {
+      await h.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe('a reasoning model', () => {
+  it.each([
+    ['<think> blocks in the answer', { thinkBlocks: true }],
+    ['a separate reasoning field', { reasoningField: true }],
+  ] as const)('parses the answer without the reasoning (%s) and keeps the reasoning in the GRS', async (_, quirks) => {
+    const { result } = await throughProxy(quirks);
+    expect(answerOf(result)).toEqual(answerOf(clean));
+    const made = result.grs.thoughts.filter((t) => t.callId);
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.every((t) => t.reasoning?.includes('check every element twice'))).toBe(true);
+  });
+});
