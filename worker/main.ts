@@ -4,10 +4,13 @@ import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { workerConfigFromEnv } from './config';
 import { createGotWorker } from './create';
+import { installQuietRuntime, logLevelFromEnv } from './logging';
 
 /** `npm run worker`: a long-lived worker for a real deployment (configured from the environment). */
 async function main(): Promise<void> {
   const config = workerConfigFromEnv();
+  // INFO keeps a long-lived worker's lifecycle lines; GOT_LOG_LEVEL changes it.
+  installQuietRuntime(process.env.GOT_LOG_LEVEL ? logLevelFromEnv() : 'INFO');
   if (!config.OPENAI_BASE_URL) {
     throw new Error('OPENAI_BASE_URL is not set: a standalone worker needs an LLM endpoint (the CLI "demo" and "run" commands start a simulated one for you)');
   }

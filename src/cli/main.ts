@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ValidationError } from '../goo/validate';
-import { DEFAULT_TASK_QUEUE } from '../run/wire';
+import { DEFAULT_PRICING, DEFAULT_TASK_QUEUE } from '../run/wire';
+import { defaultLlmSource, LLM_SOURCES } from './llm-source';
 import { TASKS } from '../tasks/registry';
 import type { EvalOptions } from '../eval/run-eval';
 import type { InspectOptions } from './commands/inspect';
@@ -14,8 +15,11 @@ import { stateDir } from './state-dir';
 // Each command imports what it needs when it runs (`await import(...)` in its action): `got --help`
 // and a refused option then load commander and the task registry, not Temporal's SDK (decision 22).
 
-/** Exit codes: 0 done, 1 the run failed, 2 bad input (nothing was spent), 3 the environment is not usable. */
-export const EXIT = { ok: 0, runFailed: 1, badInput: 2, environment: 3 } as const;
+/**
+ * Exit codes: 0 done, 1 the run failed, 2 bad input (nothing was spent), 3 the environment is not
+ * usable, 4 the run completed without an answer (no final thought is valid).
+ */
+export const EXIT = { ok: 0, runFailed: 1, badInput: 2, environment: 3, noAnswer: 4 } as const;
 
 const log = (line: string) => console.error(line);
 const int = (name: string) => (v: string) => {
@@ -79,11 +83,17 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     .addOption(configurable('model', '--model <name>', 'model name'))
     .addOption(configurable('temperature', '--temperature <t>', 'sampling temperature', num('--temperature')))
     .addOption(configurable('maxTokens', '--max-tokens <n>', 'max completion tokens per answer', int('--max-tokens')))
-    .addOption(configurable('priceInput', '--price-input <usd>', 'USD per million prompt tokens (default 1.5)', num('--price-input')))
-    .addOption(configurable('priceOutput', '--price-output <usd>', 'USD per million completion tokens (default 2.0)', num('--price-output')))
+    .addOption(configurable('priceInput', '--price-input <usd>', `USD per million prompt tokens (default ${DEFAULT_PRICING.inputPerMTok}; 0 with --llm local)`, num('--price-input')))
+    .addOption(configurable('priceOutput', '--price-output <usd>', `USD per million completion tokens (default ${DEFAULT_PRICING.outputPerMTok}; 0 with --llm local)`, num('--price-output')))
     .addOption(configurable('budgetUsd', '--budget-usd <usd>', 'stop scheduling LLM calls once this much is spent', num('--budget-usd')))
     .addOption(configurable('budgetTokens', '--budget-tokens <n>', 'stop scheduling LLM calls once this many tokens are used', int('--budget-tokens')))
-    .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (ignored with OPENAI_BASE_URL)', int('--latency'), latency))
+    .addOption(
+      new Option('--llm <source>', 'where LLM calls go: the simulated LLM, a real model on this machine (SmolLM2-135M, see local-llm), or OPENAI_BASE_URL')
+        .choices([...LLM_SOURCES])
+        .default(defaultLlmSource(), 'endpoint with OPENAI_BASE_URL, else sim'),
+    )
+    .option('--reask <n>', 're-asks of an LLM step whose answers are all unusable (default 2; 0: never)', int('--reask'))
+    .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (with --llm sim)', int('--latency'), latency))
     .addOption(configurable('taskQueue', '--task-queue <name>', 'Temporal task queue', undefined, DEFAULT_TASK_QUEUE))
     .option('--cache', "reuse responses from the worker's response cache and keep new ones (a rerun then costs nothing)", false)
     .addOption(new Option('--fan-out <mode>', 'k samples as one call with n = k (batched) or k parallel calls (perSample)').choices(['batched', 'perSample']).default('batched'))
@@ -95,6 +105,7 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
 const program = new Command('got')
   .description('Graph of Thoughts reasoning as durable Temporal workflows')
   .option('--config <file>', 'JSON file with option defaults (env GOT_CONFIG; default ./got.config.json); flags > env > file')
+  .option('--verbose', 'print a failure with its stack trace (env GOT_VERBOSE=1); SDK log level: env GOT_LOG_LEVEL (default WARN)')
   .showHelpAfterError()
   // Usage errors are thrown, not exited on, so they get the bad-input exit code (subcommands inherit this).
   .exitOverride();
@@ -102,7 +113,8 @@ const program = new Command('got')
 addRunOptions(program.command('run').description('run one prompting scheme on one problem and print the result'), { scheme: 'got', latency: 0 }).action(
   async (o: RunOptions) => {
     const { runCommand } = await import('./commands/run');
-    await runCommand(o);
+    const report = await runCommand(o);
+    if (report?.status === 'noAnswer') process.exitCode = EXIT.noAnswer;
   },
 );
 
@@ -116,7 +128,8 @@ addRunOptions(
   const report = await runCommand(o);
   if (!report) return;
   log(`\nThe run stays visible in the Web UI and in \`temporal workflow list\`; the dev server keeps running (stop it with \`npm run server:stop\`).`);
-  if (!report.best) process.exitCode = EXIT.runFailed;
+  if (report.status === 'noAnswer') process.exitCode = EXIT.noAnswer;
+  else if (!report.best) process.exitCode = EXIT.runFailed;
 });
 
 addExecutionOptions(
@@ -208,6 +221,8 @@ program
   .argument('<id>', 'key id, e.g. k2')
   .action(async (id: string) => console.log((await import('../codec/keys')).generateCodecKey(id)));
 
+const verbose = process.argv.includes('--verbose') || process.env.GOT_VERBOSE === '1';
+
 program.parseAsync().catch(async (error: unknown) => {
   if (error instanceof CommanderError) {
     // Help and version are successes; any other usage error is bad input, like an invalid option value.
@@ -223,6 +238,7 @@ program.parseAsync().catch(async (error: unknown) => {
     log(`run failed: ${error.cause?.message ?? error.message}`);
     process.exit(EXIT.runFailed);
   }
-  log(error instanceof Error ? error.message : String(error));
+  // The reason in one line; the stack only for those who ask (GOT_VERBOSE=1 or --verbose).
+  log(error instanceof Error ? (verbose && error.stack ? error.stack : error.message) : String(error));
   process.exit(EXIT.environment);
 });

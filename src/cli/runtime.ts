@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { installQuietRuntime } from '../../worker/logging';
 import { ensureLocalServer } from '../devserver/local-server';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
@@ -7,6 +8,8 @@ import { createGotWorker } from '../../worker/create';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { LlmEndpoint } from '../llm/client';
 import { stateDir } from './state-dir';
+import { defaultLlmSource, type LlmSource } from './llm-source';
+import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 
 export interface RuntimeOptions {
   /** Start a worker inside this process (default), or rely on workers running elsewhere. */
@@ -14,6 +17,8 @@ export interface RuntimeOptions {
   taskQueue: string;
   /** Latency of the simulated LLM, when it is used. */
   simulatedLatencyMs: number;
+  /** Where LLM calls go (default: OPENAI_BASE_URL when set, else the simulator). */
+  llm?: LlmSource;
   log: (line: string) => void;
 }
 
@@ -28,6 +33,15 @@ export interface CliRuntime {
 
 export { stateDir };
 
+/** The local model (fetched and cached the first time), served on a free port inside this process. */
+async function startLocalModel(log: (line: string) => void) {
+  const { ensureLocalModel } = await import('../localllm/model');
+  const modelPath = await ensureLocalModel({ log });
+  // node-llama-cpp is heavy: loaded only for runs on the local model.
+  const { startLocalLlm } = await import('../localllm/server');
+  return startLocalLlm({ modelPath, port: 0, log });
+}
+
 /**
  * Brings up what a CLI run needs. Each part has a real-deployment path (TEMPORAL_ADDRESS,
  * OPENAI_BASE_URL, external workers) and an embedded default (a local dev server kept running in
@@ -35,8 +49,10 @@ export { stateDir };
  */
 export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const source = o.llm ?? defaultLlmSource();
+  if (source === 'endpoint' && !process.env.OPENAI_BASE_URL) throw new Error('--llm endpoint needs OPENAI_BASE_URL (and OPENAI_API_KEY) set');
   // The simulated LLM starts first, in a thread of its own: it comes up while the server is checked.
-  const simulatedStart = process.env.OPENAI_BASE_URL ? undefined : startSimulatedLlm(o.simulatedLatencyMs);
+  const simulatedStart = source === 'sim' ? startSimulatedLlm(o.simulatedLatencyMs) : undefined;
   simulatedStart?.catch(() => undefined); // its failure is thrown where it is awaited, below
   const cleanups: (() => Promise<void>)[] = [];
   if (simulatedStart) cleanups.push(async () => (await simulatedStart).close());
@@ -53,14 +69,20 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     cleanups.push(() => connection.close());
 
     const simulated = await simulatedStart;
-    const endpoint: LlmEndpoint = simulated
-      ? { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' }
-      : { baseURL: process.env.OPENAI_BASE_URL!, apiKey: process.env.OPENAI_API_KEY ?? 'unset', supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false' };
-    if (simulated) o.log(`No OPENAI_BASE_URL set: using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call).`);
+    let endpoint: LlmEndpoint;
+    if (simulated) {
+      endpoint = { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' };
+      o.log(`Using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call)${process.env.OPENAI_BASE_URL ? '' : '; set OPENAI_BASE_URL for a real endpoint, or --llm local for the local model'}.`);
+    } else if (source === 'local') {
+      const local = await startLocalModel(o.log);
+      cleanups.push(() => local.close());
+      endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true, cacheNamespace: `local-${local.model}` };
+      o.log(`Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${LOCAL_LLM_DEFAULTS.parallel} requests at once).`);
+    } else endpoint = { baseURL: process.env.OPENAI_BASE_URL!, apiKey: process.env.OPENAI_API_KEY ?? 'unset', supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false' };
 
     if (o.inProcessWorker) {
       // The first install wins (an embedding process may have installed its own logger already).
-      if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
+      installQuietRuntime();
       const native = await NativeConnection.connect({ address: server.address });
       const worker: Worker = await createGotWorker({ connection: native, namespace, taskQueue: o.taskQueue, llm: endpoint, ...(dataConverter ? { dataConverter } : {}) });
       const running = worker.run();

@@ -8,6 +8,7 @@ import { type RunRequestInput, type RunResult } from '../run/request';
 import { WORKFLOW_TYPE } from '../run/wire';
 import { getTask } from '../tasks/registry';
 import { requestFromOptions, type RunOptions } from '../cli/commands/run';
+import { defaultLlmSource } from '../cli/llm-source';
 import { startRuntime } from '../cli/runtime';
 import { figureSpec, renderFigure } from './figure';
 import { jobKey, planJobs, type EvalJob } from './plan';
@@ -54,7 +55,7 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   log(`${jobs.length} runs planned, ${done.size} already done, ${todo.length} to run (${o.concurrency} at a time); results in ${out}`);
 
   if (todo.length) {
-    const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, log });
+    const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, llm: o.llm ?? defaultLlmSource(), log });
     const bar = o.progress && process.stderr.isTTY ? new SingleBar({ format: PROGRESS_FORMAT, stream: process.stderr, hideCursor: true }) : undefined;
     let cost = 0;
     let failed = 0;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult } from './request';
-import { DEFAULT_TASK_QUEUE, WORKFLOW_TYPE } from './wire';
+import { DEFAULT_TASK_QUEUE, FAILURE, WORKFLOW_TYPE } from './wire';
 
 /**
  * The public contract of the Controller workflow, for clients in any language: its type name, task
  * queue, input and output, queries and update, as JSON Schema generated from the zod schemas the
  * code itself uses. `npm run schema` writes it to schema/; a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.1.0';
+export const CONTRACT_VERSION = '1.2.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>),
@@ -25,8 +25,8 @@ export function contractFiles(): Record<string, unknown> {
       queries: { progress: 'progress.schema.json', grs: 'run-result.schema.json#/properties/grs', pendingHumanScores: 'pending-human-scores.schema.json' },
       updates: { scoreThoughts: { args: ['human-scores.schema.json'], returns: { accepted: 'number of scores accepted' } } },
       failures: {
-        ValidationError: 'the request is invalid (details: issues with the path of each offending field); nothing was spent',
-        RunFailed: 'an operation failed for good (e.g. the API key was rejected); the partial GRS stays inspectable',
+        [FAILURE.validation]: 'the request is invalid (details: issues with the path of each offending field); nothing was spent',
+        [FAILURE.runFailed]: 'an operation failed for good (e.g. the API key was rejected); the partial GRS stays inspectable',
       },
     },
     // What a client sends: defaults may be left out.

@@ -4,7 +4,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput } from '../../run/request';
-import { DEFAULT_PRICING, SIMULATED_MODEL } from '../../run/wire';
+import { DEFAULT_PRICING } from '../../run/wire';
+import { defaultLlmSource, defaultModel, localLlmSettings, type LlmSource } from '../llm-source';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { chooseProblem } from '../problem';
@@ -36,6 +37,10 @@ export interface RunOptions {
   worker: boolean;
   cache?: boolean;
   fanOut?: 'batched' | 'perSample';
+  /** Where the LLM calls go (default: OPENAI_BASE_URL when set, else the simulator). */
+  llm?: LlmSource;
+  /** Re-asks per LLM step whose answers are unusable. */
+  reask?: number;
   json: boolean;
   dryRun?: boolean;
   progress: boolean;
@@ -62,6 +67,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     ...(o.problem ? { problemFile: o.problem } : {}),
     ...(o.size ? { size: o.size } : {}),
   });
+  const source = o.llm ?? defaultLlmSource();
   const budget = o.budgetUsd !== undefined || o.budgetTokens !== undefined ? { maxCostUsd: o.budgetUsd, maxTokens: o.budgetTokens } : undefined;
   return {
     // A declared task travels in the request itself: no worker has to be redeployed for it.
@@ -69,10 +75,14 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     problem: problem as RunRequestInput['problem'],
     goo: o.goo ? (readJsonFile(o.goo, '--goo') as RunRequestInput['goo']) : scheme({ size, problem }),
     llm: {
-      model: o.model ?? process.env.GOT_MODEL ?? (process.env.OPENAI_BASE_URL ? 'gpt-4o-mini' : SIMULATED_MODEL),
+      ...(source === 'local' ? localLlmSettings() : {}),
+      model: o.model ?? defaultModel(source),
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
-      pricing: { inputPerMTok: o.priceInput ?? DEFAULT_PRICING.inputPerMTok, outputPerMTok: o.priceOutput ?? DEFAULT_PRICING.outputPerMTok },
+      ...(o.priceInput !== undefined || o.priceOutput !== undefined || source !== 'local'
+        ? { pricing: { inputPerMTok: o.priceInput ?? DEFAULT_PRICING.inputPerMTok, outputPerMTok: o.priceOutput ?? DEFAULT_PRICING.outputPerMTok } }
+        : {}),
+      ...(o.reask !== undefined ? { reask: o.reask } : {}),
       ...(o.cache ? { cache: true } : {}),
       ...(o.fanOut && o.fanOut !== 'batched' ? { fanOut: o.fanOut } : {}),
     },
@@ -92,7 +102,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
   // Loaded only now: a dry run or a refused request never loads Temporal's SDK.
   const [{ startRuntime }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
   const { resultOf, startCheckedRun, webUiLink } = runs;
-  const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, log });
+  const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, llm: o.llm ?? defaultLlmSource(), log });
   try {
     const started = Date.now();
     const handle = await startCheckedRun(runtime.client, checked, { taskQueue: o.taskQueue, ...(o.workflowId ? { workflowId: o.workflowId } : {}) });

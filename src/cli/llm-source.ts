@@ -1,0 +1,28 @@
+import { basename } from 'node:path';
+import { SMOLLM2_135M, LOCAL_MODEL_ENV } from '../localllm/model';
+import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
+import type { RunRequestInput } from '../run/request';
+import { SIMULATED_MODEL } from '../run/wire';
+
+/** Where a CLI run's LLM calls go: the built-in simulator, the real local model, or `OPENAI_BASE_URL`. */
+export type LlmSource = 'sim' | 'local' | 'endpoint';
+export const LLM_SOURCES: readonly LlmSource[] = ['sim', 'local', 'endpoint'];
+
+/** Without `--llm`: the configured endpoint when there is one, else the simulator. */
+export const defaultLlmSource = (env: NodeJS.ProcessEnv = process.env): LlmSource => (env.OPENAI_BASE_URL ? 'endpoint' : 'sim');
+
+/** The model a run names when `--model` does not: what the source serves. */
+export function defaultModel(source: LlmSource, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GOT_MODEL) return env.GOT_MODEL;
+  if (source === 'local') return basename(env[LOCAL_MODEL_ENV] || SMOLLM2_135M.member).replace(/\.gguf$/i, '');
+  return source === 'endpoint' ? 'gpt-4o-mini' : SIMULATED_MODEL;
+}
+
+/**
+ * What a run on the local model changes by default: it costs nothing, its calls wait in the workflow
+ * (not at the server) for one of the model's sequences, so the call timeout measures generation, not
+ * queueing, and a slow CPU gets time to answer.
+ */
+export function localLlmSettings(): Partial<NonNullable<RunRequestInput['llm']>> {
+  return { pricing: { inputPerMTok: 0, outputPerMTok: 0 }, maxConcurrentCalls: LOCAL_LLM_DEFAULTS.parallel, timeoutSeconds: 900 };
+}

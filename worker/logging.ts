@@ -1,0 +1,20 @@
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+
+const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+/** The log level from `GOT_LOG_LEVEL` (TRACE, DEBUG, INFO, WARN, ERROR); WARN when unset. */
+export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  const wanted = (env.GOT_LOG_LEVEL ?? 'WARN').toUpperCase();
+  if (!(LEVELS as readonly string[]).includes(wanted)) throw new Error(`GOT_LOG_LEVEL must be one of ${LEVELS.join(', ')}, not "${env.GOT_LOG_LEVEL}"`);
+  return wanted as LogLevel;
+}
+
+/**
+ * Installs the SDK's runtime so that everything it logs, the native core's lines included, goes to
+ * stderr through one logger at the user's level: the core would otherwise print to stdout, where a
+ * command's `--json` output must stand alone. The first install in a process wins.
+ */
+export function installQuietRuntime(level: LogLevel = logLevelFromEnv()): void {
+  if (Runtime._instance) return;
+  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } } });
+}
