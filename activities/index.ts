@@ -2,19 +2,42 @@ import { isDeepStrictEqual } from 'node:util';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ValidationError } from '../src/goo/validate';
-import { classifyLlmError } from '../src/llm/errors';
-import { costOf } from '../src/llm/cost';
-import type { LlmClient } from '../src/llm/client';
+import type { ThoughtState } from '../src/grs/types';
 import { cacheKey, type ResponseCache } from '../src/llm/cache';
+import type { LlmClient } from '../src/llm/client';
+import { costOf } from '../src/llm/cost';
+import { classifyLlmError } from '../src/llm/errors';
 import { checkRun } from '../src/run/check';
 import { FAILURE } from '../src/run/wire';
-import { taskIdOf, type TaskRef } from '../src/tasks/declarative/schema';
+import { type TaskRef, taskIdOf } from '../src/tasks/declarative/schema';
 import { resolveTask } from '../src/tasks/registry';
 import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
-import type { ThoughtState } from '../src/grs/types';
-import type { LlmStep, LlmStepResult, LocalCheck, LocalChecks, LocalResult, LocalStep, PreparedRun, ScoreStep, ScoreStepResult, StepThought } from './llm-step';
+import type {
+  LlmStep,
+  LlmStepResult,
+  LocalCheck,
+  LocalChecks,
+  LocalResult,
+  LocalStep,
+  PreparedRun,
+  ScoreStep,
+  ScoreStepResult,
+  StepThought,
+} from './llm-step';
 
-export type { CallReport, LlmStep, LlmStepResult, StepThought, LocalCheck, LocalChecks, LocalResult, LocalStep, PreparedRun, ScoreStep, ScoreStepResult } from './llm-step';
+export type {
+  CallReport,
+  LlmStep,
+  LlmStepResult,
+  LocalCheck,
+  LocalChecks,
+  LocalResult,
+  LocalStep,
+  PreparedRun,
+  ScoreStep,
+  ScoreStepResult,
+  StepThought,
+} from './llm-step';
 
 export interface ActivityDeps {
   llm: LlmClient;
@@ -50,12 +73,23 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       ...(step.llm.maxTokens ? { maxTokens: step.llm.maxTokens } : {}),
       seed: step.seed,
     };
-    const key = step.llm.cache && cache ? cacheKey({ endpoint: llm.endpoint.cacheNamespace ?? llm.endpoint.baseURL, ...request }) : undefined;
+    const key =
+      step.llm.cache && cache ? cacheKey({ endpoint: llm.endpoint.cacheNamespace ?? llm.endpoint.baseURL, ...request }) : undefined;
     try {
       const hit = key ? await cache!.get(key) : undefined;
       if (hit) {
         const free = { promptTokens: 0, completionTokens: 0 };
-        return { completion: { ...hit, usage: free }, usage: free, costUsd: 0, model: hit.model, latencyMs: Date.now() - started, startedAt: started, finishedAt: Date.now(), attempt: ctx.info.attempt, cached: true };
+        return {
+          completion: { ...hit, usage: free },
+          usage: free,
+          costUsd: 0,
+          model: hit.model,
+          latencyMs: Date.now() - started,
+          startedAt: started,
+          finishedAt: Date.now(),
+          attempt: ctx.info.attempt,
+          cached: true,
+        };
       }
       const completion = await llm.complete({ ...request, signal: ctx.cancellationSignal });
       if (key) await cache!.put(key, completion);
@@ -74,7 +108,11 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('LLM call cancelled');
       const failure = toFailure(error, llm.endpoint.baseURL, llm.endpoint.apiKey);
       // The last details before failing reach the next attempt (the SDK sends them with the failure).
-      ctx.heartbeat({ attempt: ctx.info.attempt, faults: [...earlier, `attempt ${ctx.info.attempt}: ${clip(failure.message)}`], failed: true } satisfies AttemptDetails);
+      ctx.heartbeat({
+        attempt: ctx.info.attempt,
+        faults: [...earlier, `attempt ${ctx.info.attempt}: ${clip(failure.message)}`],
+        failed: true,
+      } satisfies AttemptDetails);
       throw failure;
     } finally {
       clearInterval(heartbeat);
@@ -88,7 +126,12 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
         const { task, problem, request } = checkRun(input);
         const { problem: sent, ...checked } = request;
         const reparsed = !isDeepStrictEqual(problem, sent);
-        return { rootState: task.rootState(problem), higherIsBetter: task.higherIsBetter, request: checked, ...(reparsed ? { problem } : {}) };
+        return {
+          rootState: task.rootState(problem),
+          higherIsBetter: task.higherIsBetter,
+          request: checked,
+          ...(reparsed ? { problem } : {}),
+        };
       } catch (e) {
         if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, FAILURE.validation, e.issues);
         throw e;
@@ -103,18 +146,21 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       const answers = completion.texts.map((text, i) => {
         // Cached completions from before reasoning was kept have none.
         const reasoning = completion.reasoning?.[i]?.slice(0, MAX_SAID_CHARS);
-        return parseAnswer(task, request, text, completion.finishReasons[i]!).map((t): StepThought => ({
-          ...t,
-          ...(reasoning ? { reasoning } : {}),
-          ...(asked ? { checks: localChecks(task, asked, t.state, step.problem) } : {}),
-        }));
+        return parseAnswer(task, request, text, completion.finishReasons[i]!).map(
+          (t): StepThought => ({
+            ...t,
+            ...(reasoning ? { reasoning } : {}),
+            ...(asked ? { checks: localChecks(task, asked, t.state, step.problem) } : {}),
+          }),
+        );
       });
       return { answers, ...meta };
     },
 
     async scoreWithLlm(step: ScoreStep): Promise<ScoreStepResult> {
       const scorer = taskOf(step.task).llmScorers?.[step.scorer];
-      if (!scorer) throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, FAILURE.validation);
+      if (!scorer)
+        throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, FAILURE.validation);
       const { completion, ...meta } = await complete(step, scorer.buildPrompt(step.state, step.problem));
       const ratings = completion.texts.map((text) => {
         try {
@@ -170,7 +216,10 @@ function buildPrompt(task: AnyTask, request: PromptRequest): ChatMessage[] {
   try {
     return task.buildPrompt(request);
   } catch (e) {
-    throw ApplicationFailure.nonRetryable(`cannot build the "${request.prompt}" prompt of task "${task.id}": ${e instanceof Error ? e.message : String(e)}`, FAILURE.prompt);
+    throw ApplicationFailure.nonRetryable(
+      `cannot build the "${request.prompt}" prompt of task "${task.id}": ${e instanceof Error ? e.message : String(e)}`,
+      FAILURE.prompt,
+    );
   }
 }
 
@@ -190,7 +239,12 @@ function readAnswer(task: AnyTask, request: PromptRequest, text: string, finishR
   try {
     const parsed = task.parseResponse(request, text);
     // A cut-off answer may still parse (a sub-list, half a document): it is not the model's answer, so it is invalid.
-    if (finishReason === 'length') return parsed.map((p) => ({ ...p, valid: false, error: p.valid ? 'answer truncated at max tokens' : `${p.error ?? 'invalid'} (answer truncated at max tokens)` }));
+    if (finishReason === 'length')
+      return parsed.map((p) => ({
+        ...p,
+        valid: false,
+        error: p.valid ? 'answer truncated at max tokens' : `${p.error ?? 'invalid'} (answer truncated at max tokens)`,
+      }));
     return parsed;
   } catch (e) {
     return invalidAnswer(task, request, text, `could not parse the answer: ${e instanceof Error ? e.message : String(e)}`);
@@ -224,7 +278,8 @@ function faultsBefore(details: unknown, attempt: number): string[] {
   const d = (details ?? {}) as Partial<AttemptDetails>;
   const faults = Array.isArray(d.faults) ? d.faults.filter((f): f is string => typeof f === 'string') : [];
   const reported = typeof d.attempt === 'number' ? d.attempt : 0;
-  for (let a = d.failed ? reported + 1 : Math.max(reported, 1); a < attempt; a++) faults.push(`attempt ${a}: no answer before the call timed out (or its worker was lost)`);
+  for (let a = d.failed ? reported + 1 : Math.max(reported, 1); a < attempt; a++)
+    faults.push(`attempt ${a}: no answer before the call timed out (or its worker was lost)`);
   return faults;
 }
 

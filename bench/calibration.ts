@@ -12,7 +12,7 @@ export function cpuCheckMs(): number {
     const start = performance.now();
     const text = JSON.stringify(data);
     createHash('sha256').update(text).digest('hex');
-    (JSON.parse(text) as typeof data).sort((a, b) => (a.list[0]! - b.list[0]!) || b.id - a.id);
+    (JSON.parse(text) as typeof data).sort((a, b) => a.list[0]! - b.list[0]! || b.id - a.id);
     times.push(performance.now() - start);
   }
   return Math.round(times.sort((a, b) => a - b)[2]! * 10) / 10;

@@ -1,6 +1,7 @@
 import proto from '@temporalio/proto';
 
 const { temporal } = proto;
+
 import { resultOf, startRun } from '../src/client/runs';
 import type { RunRequestInput } from '../src/run/request';
 import { TASKS } from '../src/tasks/registry';
@@ -39,7 +40,12 @@ export async function measureFootprint(): Promise<FootprintRow[]> {
     for (const [task, scheme, size] of CONFIGS) {
       const t = TASKS[task]!;
       const problem = t.generateProblem(size, 1);
-      const request: RunRequestInput = { task, problem: problem as RunRequestInput['problem'], goo: t.schemes[scheme]!({ size, problem }), labels: { scheme, size } };
+      const request: RunRequestInput = {
+        task,
+        problem: problem as RunRequestInput['problem'],
+        goo: t.schemes[scheme]!({ size, problem }),
+        labels: { scheme, size },
+      };
       const handle = await startRun(env.client, request, { taskQueue });
       const result = await resultOf(handle);
       const history = await handle.fetchHistory();

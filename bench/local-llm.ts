@@ -19,7 +19,9 @@ const reps = 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const modelPath = await ensureLocalModel({ log: console.error });
-console.log(`Local model benchmark, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average at start ${loadavg()[0]!.toFixed(1)}.`);
+console.log(
+  `Local model benchmark, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average at start ${loadavg()[0]!.toFixed(1)}.`,
+);
 console.log(`Each request: one prompt, ${tokens} completion tokens (greedy, cut at max_tokens); median of ${reps}.\n`);
 console.log('| threads | load s | one request: tok/s | first token ms | two at once: tok/s each | total tok/s |');
 console.log('|---|---|---|---|---|---|');

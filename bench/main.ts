@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { cpuCheckMs } from './calibration';
-import { measureFootprint, type FootprintRow } from './footprint';
+import { type FootprintRow, measureFootprint } from './footprint';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
 import { measureStartup, type StartupRow } from './startup';
 import { measureStepCost } from './step-cost';
@@ -17,7 +17,11 @@ if (only !== undefined && only !== 'startup') throw new Error(`--only ${only}: t
 
 function table<T extends object>(rows: T[]): string {
   const keys = Object.keys(rows[0] ?? {}) as (keyof T)[];
-  return [`| ${keys.join(' | ')} |`, `|${keys.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${keys.map((k) => String(r[k])).join(' | ')} |`)].join('\n');
+  return [
+    `| ${keys.join(' | ')} |`,
+    `|${keys.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${keys.map((k) => String(r[k])).join(' | ')} |`),
+  ].join('\n');
 }
 
 const log = (line: string) => console.error(line);
@@ -53,11 +57,24 @@ if (only === 'startup') {
 
 const cpuBefore = cpuCheckMs();
 log('overhead ratio…');
-const overhead = await measureOverhead([['sorting', 'got', 128], ['doc-merge', 'got', 4]], [50, 500], quick ? 1 : 5);
+const overhead = await measureOverhead(
+  [
+    ['sorting', 'got', 128],
+    ['doc-merge', 'got', 4],
+  ],
+  [50, 500],
+  quick ? 1 : 5,
+);
 log('cost of a dependent step…');
 const step = await measureStepCost(50, 8, quick ? 3 : 7);
 log('parallel speed-up…');
-const speedup = await measureSpeedup([['sorting', 'got', 128], ['doc-merge', 'got', 4]], 200);
+const speedup = await measureSpeedup(
+  [
+    ['sorting', 'got', 128],
+    ['doc-merge', 'got', 4],
+  ],
+  200,
+);
 log('throughput…');
 const throughput = await measureThroughput([1, 2], quick ? 20 : 60, 50);
 log('footprint…');

@@ -1,17 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { resultOf, startRun } from '../src/client/runs';
+import type { GoO } from '../src/goo/schema';
 import type { RunRequestInput } from '../src/run/request';
 import { TASKS } from '../src/tasks/registry';
-import type { GoO } from '../src/goo/schema';
 import { llmDepth, measuredCriticalPathMs } from './critical-path';
-import { startBenchEnv, type BenchEnv } from './support';
+import { type BenchEnv, startBenchEnv } from './support';
 
 export type FanOut = 'batched' | 'perSample';
 
 function request(task: string, scheme: string, size: number, sample = 1, fanOut: FanOut = 'batched'): RunRequestInput {
   const t = TASKS[task]!;
   const problem = t.generateProblem(size, sample);
-  return { task, problem: problem as RunRequestInput['problem'], goo: t.schemes[scheme]!({ size, problem }), llm: { fanOut }, labels: { scheme, size, sample } };
+  return {
+    task,
+    problem: problem as RunRequestInput['problem'],
+    goo: t.schemes[scheme]!({ size, problem }),
+    llm: { fanOut },
+    labels: { scheme, size, sample },
+  };
 }
 
 async function timedRun(env: BenchEnv, taskQueue: string, req: RunRequestInput): Promise<number> {
@@ -82,7 +88,11 @@ export interface SpeedupRow {
 }
 
 /** The same GoO with the worker limited to one activity at a time, then unlimited, in one process. */
-export async function measureSpeedup(configs: [string, string, number][], latencyMs: number, fanOuts: FanOut[] = ['batched', 'perSample']): Promise<SpeedupRow[]> {
+export async function measureSpeedup(
+  configs: [string, string, number][],
+  latencyMs: number,
+  fanOuts: FanOut[] = ['batched', 'perSample'],
+): Promise<SpeedupRow[]> {
   const env = await startBenchEnv({ latencyMs });
   const rows: SpeedupRow[] = [];
   try {
@@ -96,7 +106,15 @@ export async function measureSpeedup(configs: [string, string, number][], latenc
         const before = await env.llm.requests();
         const parallelMs = await timedRun(env, parallel.taskQueue, { ...req, seed: 7 });
         const calls = (await env.llm.requests()) - before;
-        rows.push({ config: `${task} ${scheme} ${size}`, fanOut, calls, latencyMs, sequentialMs: Math.round(sequentialMs), parallelMs: Math.round(parallelMs), speedup: round(sequentialMs / parallelMs) });
+        rows.push({
+          config: `${task} ${scheme} ${size}`,
+          fanOut,
+          calls,
+          latencyMs,
+          sequentialMs: Math.round(sequentialMs),
+          parallelMs: Math.round(parallelMs),
+          speedup: round(sequentialMs / parallelMs),
+        });
       }
     }
     await sequential.stop();
@@ -126,7 +144,8 @@ export async function measureThroughput(workerCounts: number[], runs: number, la
     try {
       const taskQueue = `bench-${randomUUID()}`;
       const processes = await Promise.all(Array.from({ length: workers }, () => env.workerProcess(taskQueue)));
-      const batch = (seed: number) => Promise.all(Array.from({ length: runs }, (_, i) => timedRun(env, taskQueue, request('sorting', 'got', 32, seed + i))));
+      const batch = (seed: number) =>
+        Promise.all(Array.from({ length: runs }, (_, i) => timedRun(env, taskQueue, request('sorting', 'got', 32, seed + i))));
       await batch(10_000); // warm-up: a fresh worker process compiles its hot paths during its first runs
       // The median of three batches: a few seconds of a shared machine can be a slow few seconds.
       const times: number[] = [];
@@ -137,7 +156,15 @@ export async function measureThroughput(workerCounts: number[], runs: number, la
       }
       const seconds = times.sort((a, b) => a - b)[1]!;
       const rss = processes.map((p) => p.rssMiB()).filter((m): m is number => m !== undefined);
-      rows.push({ workers, runs, inFlight: runs, latencyMs, seconds: round(seconds), runsPerMinute: Math.round((runs / seconds) * 60), workerRssMiB: rss.length ? Math.max(...rss) : '?' });
+      rows.push({
+        workers,
+        runs,
+        inFlight: runs,
+        latencyMs,
+        seconds: round(seconds),
+        runsPerMinute: Math.round((runs / seconds) * 60),
+        workerRssMiB: rss.length ? Math.max(...rss) : '?',
+      });
       await Promise.all(processes.map((p) => p.stop()));
     } finally {
       await env.close();

@@ -44,7 +44,10 @@ function timeProcess(args: string[], env: NodeJS.ProcessEnv, until?: string): Pr
     child.stderr.on('data', watch);
     child.once('error', reject);
     child.once('exit', (code) => {
-      if (until) return seenAt === undefined ? reject(new Error(`node ${args.join(' ')} exited (${code}) before printing "${until}": ${output}`)) : resolve(seenAt);
+      if (until)
+        return seenAt === undefined
+          ? reject(new Error(`node ${args.join(' ')} exited (${code}) before printing "${until}": ${output}`))
+          : resolve(seenAt);
       return code === 0 ? resolve(performance.now() - started) : reject(new Error(`node ${args.join(' ')} exited (${code}): ${output}`));
     });
   });
@@ -56,7 +59,14 @@ async function measure(name: string, targetMs: number, runs: number, once: () =>
   for (let i = 0; i < runs; i++) times.push(await once());
   times.sort((a, b) => a - b);
   const medianMs = Math.round(times[Math.floor(times.length / 2)]!);
-  return { measure: name, targetMs, medianMs, minMs: Math.round(times[0]!), maxMs: Math.round(times.at(-1)!), met: medianMs <= targetMs ? 'yes' : 'no' };
+  return {
+    measure: name,
+    targetMs,
+    medianMs,
+    minMs: Math.round(times[0]!),
+    maxMs: Math.round(times.at(-1)!),
+    met: medianMs <= targetMs ? 'yes' : 'no',
+  };
 }
 
 /** Builds dist/ if a source changed, starts a private dev server, and times the three starts. */
@@ -67,7 +77,11 @@ export async function measureStartup(runs = 5): Promise<StartupRow[]> {
   const server = await startDevServer({ binary: await ensureTemporalCli(), port: await freePort(), ui: false });
   try {
     // Nothing from the shell (a codec key, an endpoint, a rate limit) may change what is measured.
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_')));
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_'),
+      ),
+    );
     const env = { ...inherited, TEMPORAL_ADDRESS: server.address };
     return [
       await measure('`got --help`', STARTUP_TARGETS.help, runs, () => timeProcess(['bin/got.js', '--help'], env)),
@@ -76,7 +90,11 @@ export async function measureStartup(runs = 5): Promise<StartupRow[]> {
       ),
       await measure('`npm run worker` until it polls', STARTUP_TARGETS.workerReady, runs, () =>
         // The worker needs an endpoint only once a call comes; none comes on its own task queue.
-        timeProcess(['bin/got-worker.js'], { ...env, GOT_TASK_QUEUE: `startup-${randomUUID()}`, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, 'worker polling'),
+        timeProcess(
+          ['bin/got-worker.js'],
+          { ...env, GOT_TASK_QUEUE: `startup-${randomUUID()}`, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
+          'worker polling',
+        ),
       ),
     ];
   } finally {

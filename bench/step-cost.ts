@@ -31,14 +31,30 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
  * from each run's history (server clock) and its GRS (the worker's clock around each call): a
  * chain's wall time is depth x (latency + this), plus the run's first and last workflow task.
  */
-export async function measureStepCost(latencyMs: number, depth = 8, runs = 7): Promise<{ rows: StepCostRow[]; wallMs: number; perStepMs: number }> {
+export async function measureStepCost(
+  latencyMs: number,
+  depth = 8,
+  runs = 7,
+): Promise<{ rows: StepCostRow[]; wallMs: number; perStepMs: number }> {
   const env = await startBenchEnv({ latencyMs });
   const { taskQueue, stop } = await env.worker();
   try {
     const problem = TASKS.sorting!.generateProblem(32, 1);
-    const request = (seed: number): RunRequestInput => ({ task: 'sorting', problem: problem as RunRequestInput['problem'], goo: chain(depth), seed, labels: { scheme: 'chain', size: 32 } });
+    const request = (seed: number): RunRequestInput => ({
+      task: 'sorting',
+      problem: problem as RunRequestInput['problem'],
+      goo: chain(depth),
+      seed,
+      labels: { scheme: 'chain', size: 32 },
+    });
     await resultOf(await startRun(env.client, request(0), { taskQueue })); // warm-up
-    const parts: Record<string, number[]> = { 'activity start (eager dispatch to the function)': [], 'HTTP and client above the nominal latency': [], 'activity result to the server': [], 'server: result to workflow task': [], 'workflow task (worker and its reply)': [] };
+    const parts: Record<string, number[]> = {
+      'activity start (eager dispatch to the function)': [],
+      'HTTP and client above the nominal latency': [],
+      'activity result to the server': [],
+      'server: result to workflow task': [],
+      'workflow task (worker and its reply)': [],
+    };
     const walls: number[] = [];
     for (let i = 1; i <= runs; i++) {
       const started = performance.now();
@@ -63,7 +79,11 @@ export async function measureStepCost(latencyMs: number, depth = 8, runs = 7): P
     }
     const rows = Object.entries(parts).map(([part, xs]) => ({ part, ms: round1(median(xs)) }));
     const wallMs = median(walls);
-    return { rows: [...rows, { part: 'a dependent step in all', ms: round1(rows.reduce((s, r) => s + r.ms, 0)) }], wallMs: Math.round(wallMs), perStepMs: round1((wallMs - depth * latencyMs) / depth) };
+    return {
+      rows: [...rows, { part: 'a dependent step in all', ms: round1(rows.reduce((s, r) => s + r.ms, 0)) }],
+      wallMs: Math.round(wallMs),
+      perStepMs: round1((wallMs - depth * latencyMs) / depth),
+    };
   } finally {
     await stop();
     await env.close();

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { LlmStep } from '../activities';
+import { startCheckedRun } from '../src/client/runs';
 import { startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import type { GoO } from '../src/goo/schema';
-import { LlmSettings, type RunRequestInput } from '../src/run/request';
-import { startCheckedRun } from '../src/client/runs';
 import { checkRun } from '../src/run/check';
+import { LlmSettings, type RunRequestInput } from '../src/run/request';
+import { startSimulatedLlm } from '../src/simllm/server';
 import { TASKS } from '../src/tasks/registry';
 import { createGotWorker } from '../worker/create';
-import { startSimulatedLlm } from '../src/simllm/server';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -66,7 +66,10 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
   const metricsPort = await freePort();
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   if (Runtime._instance) throw new Error('measureStepFloor installs the SDK runtime with metrics: run it in a process of its own');
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, useSecondsForDurations: false } } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, useSecondsForDurations: false } } },
+  });
   const server = await startDevServer({ binary: await ensureTemporalCli(), port: await freePort(), ui: false });
   const llm = await startSimulatedLlm({ latencyMs });
   const connection = await Connection.connect({ address: server.address });
@@ -77,23 +80,50 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
     connection: native,
     taskQueue,
     llm: { baseURL: llm.baseURL, apiKey: 'sim', supportsN: true },
-    workflowBundle: await bundleWorkflowCode({ workflowsPath: FLOOR_BUNDLE, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } }),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: FLOOR_BUNDLE,
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+    }),
   });
   const running = worker.run();
   try {
     const problem = TASKS.sorting!.generateProblem(32, 1) as RunRequestInput['problem'];
-    const request = (seed: number) => checkRun({ task: 'sorting', problem, goo: chain(depth), seed, labels: { scheme: 'chain', size: 32 } }).request;
+    const request = (seed: number) =>
+      checkRun({ task: 'sorting', problem, goo: chain(depth), seed, labels: { scheme: 'chain', size: 32 } }).request;
     const llmSettings = LlmSettings.parse({});
-    const first = (seed: number): LlmStep => ({ task: 'sorting', purpose: 'generate', prompt: 'sort', params: {}, thoughts: [TASKS.sorting!.rootState(problem)], problem, samples: 1, llm: llmSettings, seed });
-    const options = { startToCloseTimeout: 120_000, heartbeatTimeout: 30_000, retry: { initialInterval: 1_000, backoffCoefficient: 2, maximumInterval: 60_000, maximumAttempts: 8 } };
+    const first = (seed: number): LlmStep => ({
+      task: 'sorting',
+      purpose: 'generate',
+      prompt: 'sort',
+      params: {},
+      thoughts: [TASKS.sorting!.rootState(problem)],
+      problem,
+      samples: 1,
+      llm: llmSettings,
+      seed,
+    });
+    const options = {
+      startToCloseTimeout: 120_000,
+      heartbeatTimeout: 30_000,
+      retry: { initialInterval: 1_000, backoffCoefficient: 2, maximumInterval: 60_000, maximumAttempts: 8 },
+    };
     const ways: Record<string, (seed: number) => Promise<{ workflowId: string; result(): Promise<unknown> }>> = {
       'Controller (GoO chain)': (seed) => startCheckedRun(client, request(seed), { taskQueue }),
-      'bare activity chain': (seed) => client.workflow.start('activityChain', { taskQueue, workflowId: `floor-${seed}-${randomUUID()}`, args: [first(seed), depth, options] }),
+      'bare activity chain': (seed) =>
+        client.workflow.start('activityChain', {
+          taskQueue,
+          workflowId: `floor-${seed}-${randomUUID()}`,
+          args: [first(seed), depth, options],
+        }),
     };
     const rows: StepFloorRow[] = [];
     // Alternate the two, so a slow minute of the shared machine hits both alike.
-    const samples: Record<string, { perStep: number[]; task: number[]; activation: { sum: number; count: number }; workerTask: { sum: number; count: number } }> = {};
-    for (const name of Object.keys(ways)) samples[name] = { perStep: [], task: [], activation: { sum: 0, count: 0 }, workerTask: { sum: 0, count: 0 } };
+    const samples: Record<
+      string,
+      { perStep: number[]; task: number[]; activation: { sum: number; count: number }; workerTask: { sum: number; count: number } }
+    > = {};
+    for (const name of Object.keys(ways))
+      samples[name] = { perStep: [], task: [], activation: { sum: 0, count: 0 }, workerTask: { sum: 0, count: 0 } };
     for (const name of Object.keys(ways)) await (await ways[name]!(0)).result(); // warm-up
     for (let i = 1; i <= runs; i++) {
       for (const [name, start] of Object.entries(ways)) {
@@ -114,11 +144,19 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
         const events = (await client.workflow.getHandle(handle.workflowId).fetchHistory()).events!;
         const started_ = events.filter((e) => e.workflowTaskStartedEventAttributes).map(millis);
         const completed = events.filter((e) => e.workflowTaskCompletedEventAttributes).map(millis);
-        completed.forEach((c, j) => s.task.push(c - started_[j]!));
+        completed.forEach((c, j) => {
+          s.task.push(c - started_[j]!);
+        });
       }
     }
     for (const [name, s] of Object.entries(samples)) {
-      rows.push({ workflow: name, perStepMs: round1(median(s.perStep)), workflowTaskMs: round1(median(s.task)), activationMs: round1(s.activation.sum / s.activation.count), workerTaskMs: round1(s.workerTask.sum / s.workerTask.count) });
+      rows.push({
+        workflow: name,
+        perStepMs: round1(median(s.perStep)),
+        workflowTaskMs: round1(median(s.task)),
+        activationMs: round1(s.activation.sum / s.activation.count),
+        workerTaskMs: round1(s.workerTask.sum / s.workerTask.count),
+      });
     }
     return rows;
   } finally {

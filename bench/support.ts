@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { startDevServer, type DevServerHandle } from '../src/devserver/dev-server';
+import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import type { SimLlmOptions } from '../src/simllm/server';
@@ -62,7 +62,10 @@ function rssMiB(pid: number | undefined): number | undefined {
 
 async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
   const port = await freePort();
-  const child = await spawnUntil(['src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0)], 'Simulated LLM at');
+  const child = await spawnUntil(
+    ['src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0)],
+    'Simulated LLM at',
+  );
   const baseURL = `http://127.0.0.1:${port}/v1`;
   return {
     baseURL,
@@ -124,8 +127,18 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
     async workerProcess(taskQueue) {
       // The bench sets the worker up itself: settings from the shell (a codec key, rate limits) would
       // make it differ from the in-process workers, or leave the bench's plain client unable to read its runs.
-      const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_')));
-      const env = { ...inherited, TEMPORAL_ADDRESS: server.address, GOT_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sim' };
+      const inherited = Object.fromEntries(
+        Object.entries(process.env).filter(
+          ([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_'),
+        ),
+      );
+      const env = {
+        ...inherited,
+        TEMPORAL_ADDRESS: server.address,
+        GOT_TASK_QUEUE: taskQueue,
+        OPENAI_BASE_URL: llm.baseURL,
+        OPENAI_API_KEY: 'sim',
+      };
       const child = await spawnUntil(['worker/main.ts'], 'worker polling', env);
       return { rssMiB: () => rssMiB(child.pid), stop: () => stopProcess(child) };
     },

@@ -24,7 +24,9 @@ export async function runCompiled(entry, name) {
       const { buildDist } = await import(pathToFileURL(`${ROOT}scripts/build.mjs`).href);
       await buildDist({ ifStale: true, log: () => undefined });
     } catch (error) {
-      console.error(`${name}: the build failed (${error instanceof Error ? error.message : String(error)}); fix the sources, then run \`npm run build\`.`);
+      console.error(
+        `${name}: the build failed (${error instanceof Error ? error.message : String(error)}); fix the sources, then run \`npm run build\`.`,
+      );
       process.exit(3);
     }
     console.error(`${name}: rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s.`);

@@ -14,12 +14,12 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { startRun } from '../src/client/runs';
 import { startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import type { GoO } from '../src/goo/schema';
-import type { PendingHumanScore, RunRequestInput } from '../src/run/request';
-import { startRun } from '../src/client/runs';
+import type { RunRequestInput } from '../src/run/request';
 import { startSimulatedLlm } from '../src/simllm/server';
 import { TASKS } from '../src/tasks/registry';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
@@ -34,11 +34,15 @@ const OUT_DIR = fileURLToPath(new URL(`../test/fixtures/histories/${GENERATION}/
 const SEED = 3;
 const log = (line: string) => process.stderr.write(`[record-histories] ${line}\n`);
 
-
 function request(task: string, scheme: string, size: number): RunRequestInput {
   const t = TASKS[task]!;
   const problem = t.generateProblem(size, SEED);
-  return { task, problem: problem as RunRequestInput['problem'], goo: t.schemes[scheme]!({ size, problem }), labels: { scheme, size, sample: SEED } };
+  return {
+    task,
+    problem: problem as RunRequestInput['problem'],
+    goo: t.schemes[scheme]!({ size, problem }),
+    labels: { scheme, size, sample: SEED },
+  };
 }
 
 /** Generate three sortings, a person scores them (local score after 10 minutes), keep the best. */
@@ -117,7 +121,12 @@ async function main() {
     // A person scores the three sortings through the scoreThoughts update.
     const human = await startRun(
       client,
-      { task: 'sorting', problem: TASKS.sorting!.generateProblem(32, SEED) as RunRequestInput['problem'], goo: HUMAN_GOO, labels: { scheme: 'human', size: 32, sample: SEED } },
+      {
+        task: 'sorting',
+        problem: TASKS.sorting!.generateProblem(32, SEED) as RunRequestInput['problem'],
+        goo: HUMAN_GOO,
+        labels: { scheme: 'human', size: 32, sample: SEED },
+      },
       { taskQueue, workflowId: 'fixture-sorting-human-32' },
     );
     const pending = await poll('the human Score operation', async () => {

@@ -2,24 +2,25 @@
  * The library API: build a GoO, start a run, await it, inspect it. Everything a TypeScript
  * service needs to embed the engine is exported here; deeper paths are internal.
  */
+
+export { createActivities, type GotActivities } from '../activities';
+export { bundleGotWorkflows, createGotWorker, type GotWorkerOptions, WORKFLOWS_PATH } from '../worker/create';
+export { queryGrs, queryProgress, resultOf, type StartOptions, startRun, webUiLink, workflowIdFor } from './client/runs';
 export { GooBuilder, type Ref } from './goo/builder';
-export { GoO, Operation, DEFAULT_LIMITS, type GoOInput, type OperationType } from './goo/schema';
-export { validateGoO, ValidationError, type AnalyzedGoO, type Issue } from './goo/validate';
-export { Grs, Thought, LlmCall, OperationRecord, type ThoughtState, type Usage, type Totals } from './grs/types';
-export { GrsRecorder, type GrsFact } from './grs/recorder';
-export { ancestors, volume, bestPath, bestThought, finalThoughts, operationTimings } from './grs/analysis';
-export { toDot, toMermaid, toJson } from './grs/export';
+export { DEFAULT_LIMITS, GoO, type GoOInput, Operation, type OperationType } from './goo/schema';
+export { type AnalyzedGoO, type Issue, ValidationError, validateGoO } from './goo/validate';
+export { ancestors, bestPath, bestThought, finalThoughts, operationTimings, volume } from './grs/analysis';
+export { toDot, toJson, toMermaid } from './grs/export';
 export { toHtml } from './grs/html';
-export { RunRequest, RunResult, Progress, HumanScores, PendingHumanScore, LlmSettings, Budget, type RunRequestInput } from './run/request';
-export { WORKFLOW_TYPE, DEFAULT_TASK_QUEUE, QUERY, UPDATE, FAILURE } from './run/wire';
-export { checkRun } from './run/check';
-export { contractFiles, CONTRACT_VERSION } from './run/contract';
-export { GOT_SEARCH_ATTRIBUTES } from './run/search-attributes';
-export { TASKS, getTask } from './tasks/registry';
-export type { Task, AnyTask, PromptRequest, ParsedThought, ChatMessage, LlmScorer, SchemeOptions, Sample } from './tasks/task';
-export { startRun, resultOf, queryProgress, queryGrs, workflowIdFor, webUiLink, type StartOptions } from './client/runs';
+export { type GrsFact, GrsRecorder } from './grs/recorder';
+export { Grs, LlmCall, OperationRecord, Thought, type ThoughtState, type Totals, type Usage } from './grs/types';
 export { inspectRun, rebuildGrs } from './inspect/rebuild';
 export { LlmClient, type LlmEndpoint } from './llm/client';
-export { startSimulatedLlm, type SimulatedLlm, type SimLlmOptions } from './simllm/server';
-export { createGotWorker, bundleGotWorkflows, WORKFLOWS_PATH, type GotWorkerOptions } from '../worker/create';
-export { createActivities, type GotActivities } from '../activities';
+export { checkRun } from './run/check';
+export { CONTRACT_VERSION, contractFiles } from './run/contract';
+export { Budget, HumanScores, LlmSettings, PendingHumanScore, Progress, RunRequest, type RunRequestInput, RunResult } from './run/request';
+export { GOT_SEARCH_ATTRIBUTES } from './run/search-attributes';
+export { DEFAULT_TASK_QUEUE, FAILURE, QUERY, UPDATE, WORKFLOW_TYPE } from './run/wire';
+export { type SimLlmOptions, type SimulatedLlm, startSimulatedLlm } from './simllm/server';
+export { getTask, TASKS } from './tasks/registry';
+export type { AnyTask, ChatMessage, LlmScorer, ParsedThought, PromptRequest, Sample, SchemeOptions, Task } from './tasks/task';

@@ -8,12 +8,12 @@ import type { ValidationError } from '../src/goo/validate';
 import type { ResponseCache } from '../src/llm/cache';
 import { type Completion, LlmClient } from '../src/llm/client';
 import { LlmSettings, type RunRequestInput } from '../src/run/request';
+import { FAILURE } from '../src/run/wire';
 import { sortingTask } from '../src/tasks/sorting';
 import { SORTING_MARKERS } from '../src/tasks/sorting/prompts';
 import { UNPARSEABLE_SCORE } from '../src/tasks/sorting/score';
 import { eventually } from './support/faults';
 import { type ScriptedLlm, startScriptedLlm } from './support/scripted-llm';
-import { FAILURE } from '../src/run/wire';
 
 // How a step's result is read: the parsed thoughts per answer, and the local checks of each thought.
 const thoughtsOf = (result: LlmStepResult) =>

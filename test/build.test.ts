@@ -12,7 +12,9 @@ const exec = promisify(execFile);
 /** Runs `node <args>` in the repository; resolves with its exit code and output. */
 async function node(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, args, { env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GOT_'))) });
+    const { stdout, stderr } = await exec(process.execPath, args, {
+      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GOT_'))),
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -30,7 +32,8 @@ describe('the compiled got command (bin/got.js)', () => {
     const { code, stdout } = await node(['bin/got.js', '--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: got \[options\] \[command\]/);
-    for (const command of ['run', 'demo', 'eval', 'inspect', 'setup', 'server', 'sim-llm', 'codec-server', 'codec-key']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['run', 'demo', 'eval', 'inspect', 'setup', 'server', 'sim-llm', 'codec-server', 'codec-key'])
+      expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   });
 
   it('keeps the exit codes: a usage error is bad input (2)', async () => {

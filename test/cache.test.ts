@@ -6,7 +6,7 @@ import { resultOf, startRun } from '../src/client/runs';
 import { RateLimiter } from '../src/llm/rate-limit';
 import type { RunRequestInput, RunResult } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'got-shared-cache-'));
 let a: Harness;
@@ -108,7 +108,15 @@ describe('rate limits', () => {
     try {
       const started = Date.now();
       // 12 io runs at once: 12 requests; 5 may go at once, the rest at 5 per second.
-      await Promise.all(Array.from({ length: 12 }, (_, i) => startRun(h.client, { ...request({ cache: false, sample: 40 + i }), goo: sortingTask.schemes.io!({ size: 32 }) }, { taskQueue: h.taskQueue }).then(resultOf)));
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          startRun(
+            h.client,
+            { ...request({ cache: false, sample: 40 + i }), goo: sortingTask.schemes.io!({ size: 32 }) },
+            { taskQueue: h.taskQueue },
+          ).then(resultOf),
+        ),
+      );
       expect(h.llm.stats().requests).toBe(12);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_200);
     } finally {

@@ -19,7 +19,9 @@ const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) =>
 
 async function got(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...inherited, ...OFFLINE, ...env } });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      env: { ...inherited, ...OFFLINE, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -32,17 +34,71 @@ const NDA = 'NON-DISCLOSURE AGREEMENT. The Recipient keeps the Confidential Info
 
 describe('the got command refuses bad input before anything starts (exit code 2, naming the problem)', () => {
   const cases: [string, string[], RegExp][] = [
-    ['a GoO with a cycle', ['run', '--goo', goo([{ id: 'a', type: 'generate', prompt: 'sort', inputs: ['b'] }, { id: 'b', type: 'score', inputs: ['a'] }])], /cycle: (a -> b -> a|b -> a -> b)/],
+    [
+      'a GoO with a cycle',
+      [
+        'run',
+        '--goo',
+        goo([
+          { id: 'a', type: 'generate', prompt: 'sort', inputs: ['b'] },
+          { id: 'b', type: 'score', inputs: ['a'] },
+        ]),
+      ],
+      /cycle: (a -> b -> a|b -> a -> b)/,
+    ],
     ['an unknown operation', ['run', '--goo', goo([{ id: 'a', type: 'teleport', inputs: [] }])], /goo\.operations\[0\]\.type/],
-    ['an operation with missing inputs', ['run', '--goo', goo([{ id: 'g', type: 'generate', prompt: 'sort' }, { id: 'k', type: 'keepBestN', n: 1, higherIsBetter: false }])], /goo\.operations\[1\]\.inputs: a keepBestN operation needs at least one input/],
-    ['an input that does not exist', ['run', '--goo', goo([{ id: 'g', type: 'generate', prompt: 'sort', inputs: ['ghost'] }])], /unknown input operation "ghost"/],
-    ['absurd branching', ['run', '--goo', goo([{ id: 'g', type: 'generate', prompt: 'sort', k: 100000 }])], /goo\.operations\[0\]\.k: k = 100000 exceeds the configured bound/],
+    [
+      'an operation with missing inputs',
+      [
+        'run',
+        '--goo',
+        goo([
+          { id: 'g', type: 'generate', prompt: 'sort' },
+          { id: 'k', type: 'keepBestN', n: 1, higherIsBetter: false },
+        ]),
+      ],
+      /goo\.operations\[1\]\.inputs: a keepBestN operation needs at least one input/,
+    ],
+    [
+      'an input that does not exist',
+      ['run', '--goo', goo([{ id: 'g', type: 'generate', prompt: 'sort', inputs: ['ghost'] }])],
+      /unknown input operation "ghost"/,
+    ],
+    [
+      'absurd branching',
+      ['run', '--goo', goo([{ id: 'g', type: 'generate', prompt: 'sort', k: 100000 }])],
+      /goo\.operations\[0\]\.k: k = 100000 exceeds the configured bound/,
+    ],
     ['an unknown task', ['run', '--task', 'poetry'], /--task.*poetry.*Allowed choices/],
     ['an unknown scheme', ['run', '--task', 'sorting', '--scheme', 'magic'], /--scheme: task "sorting" has no scheme "magic"/],
-    ['a malformed dataset row', ['run', '--dataset', file('bad.csv', 'ID,Unsorted,Sorted\n0,"[1, 2]","[1, 2]"\n1,"[3, x]","[3]"\n'), '--sample', '0'], /row 2 column Unsorted: expected a list of integers/],
-    ['an empty document', ['run', '--task', 'doc-merge', '--doc', file('a.txt', NDA), '--doc', file('empty.txt', '   \n')], /problem\.documents\[1\]: the document is empty/],
-    ['a binary document', ['run', '--task', 'doc-merge', '--doc', file('a2.txt', NDA), '--doc', file('bin.pdf', Buffer.from([0x25, 0x50, 0x44, 0x46, 0, 1, 2, 3, 0]))], /problem\.documents\[1\]: .*binary/],
-    ['a document over the size limit', ['run', '--task', 'doc-merge', '--doc', file('a3.txt', NDA), '--doc', file('big.txt', 'x'.repeat(100_001))], /problem\.documents\[1\]: the document has 100001 characters/],
+    [
+      'a malformed dataset row',
+      ['run', '--dataset', file('bad.csv', 'ID,Unsorted,Sorted\n0,"[1, 2]","[1, 2]"\n1,"[3, x]","[3]"\n'), '--sample', '0'],
+      /row 2 column Unsorted: expected a list of integers/,
+    ],
+    [
+      'an empty document',
+      ['run', '--task', 'doc-merge', '--doc', file('a.txt', NDA), '--doc', file('empty.txt', '   \n')],
+      /problem\.documents\[1\]: the document is empty/,
+    ],
+    [
+      'a binary document',
+      [
+        'run',
+        '--task',
+        'doc-merge',
+        '--doc',
+        file('a2.txt', NDA),
+        '--doc',
+        file('bin.pdf', Buffer.from([0x25, 0x50, 0x44, 0x46, 0, 1, 2, 3, 0])),
+      ],
+      /problem\.documents\[1\]: .*binary/,
+    ],
+    [
+      'a document over the size limit',
+      ['run', '--task', 'doc-merge', '--doc', file('a3.txt', NDA), '--doc', file('big.txt', 'x'.repeat(100_001))],
+      /problem\.documents\[1\]: the document has 100001 characters/,
+    ],
     ['a budget that is not positive', ['run', '--budget-usd', '-1'], /budget\.maxCostUsd: a cost budget must be a positive number/],
     ['a sample that is not a seed', ['run', '--sample', 'abc'], /--sample: .*whole number/],
     ['an unreadable problem file', ['run', '--problem', join(dir, 'missing.json')], /--problem: cannot read/],
@@ -84,11 +140,14 @@ describe('option precedence: flags > environment > config file > defaults', () =
 });
 
 describe('help', () => {
-  it.each(['run', 'demo', 'eval', 'inspect', 'setup', 'server', 'sim-llm'])('%s --help describes the command and exits 0', async (command) => {
-    const { code, stdout } = await got([command, '--help']);
-    expect(code).toBe(0);
-    expect(stdout).toMatch(/Usage: got /);
-  });
+  it.each(['run', 'demo', 'eval', 'inspect', 'setup', 'server', 'sim-llm'])(
+    '%s --help describes the command and exits 0',
+    async (command) => {
+      const { code, stdout } = await got([command, '--help']);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/Usage: got /);
+    },
+  );
 });
 
 describe('a run through the CLI', () => {
@@ -99,7 +158,13 @@ describe('a run through the CLI', () => {
     expect(first.code, first.stderr).toBe(0);
     const second = await got(args, env);
     expect(second.code, second.stderr).toBe(0);
-    const [a, b] = [JSON.parse(first.stdout), JSON.parse(second.stdout)] as { promptTokens: number; completionTokens: number; costUsd: number; llmCalls: number; best: { answer: string } }[];
+    const [a, b] = [JSON.parse(first.stdout), JSON.parse(second.stdout)] as {
+      promptTokens: number;
+      completionTokens: number;
+      costUsd: number;
+      llmCalls: number;
+      best: { answer: string };
+    }[];
     expect(a!.promptTokens).toBeGreaterThan(0);
     expect(b).toMatchObject({ promptTokens: 0, completionTokens: 0, costUsd: 0, llmCalls: a!.llmCalls });
     expect(b!.best.answer).toBe(a!.best.answer);

@@ -8,14 +8,14 @@ import { resultOf, startRun } from '../src/client/runs';
 import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError } from '../src/codec/aes-gcm-codec';
 import { codecFromEnv, dataConverterFromEnv } from '../src/codec/data-converter';
 import { CodecKeyError, codecKeysFromEnv, generateCodecKey, parseCodecKeys } from '../src/codec/keys';
-import { codecServerOptionsFromEnv, startCodecServer, type CodecServer } from '../src/codec/server';
+import { type CodecServer, codecServerOptionsFromEnv, startCodecServer } from '../src/codec/server';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import { inspectRun, rebuildGrs } from '../src/inspect/rebuild';
 import type { RunRequestInput, RunResult } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { bundleGotWorkflows } from '../worker/create';
 import { failureOf } from './support/faults';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 const { Payloads } = proto.temporal.api.common.v1;
 const { History } = proto.temporal.api.history.v1;
@@ -151,7 +151,14 @@ const request = (scheme: 'io' | 'got'): RunRequestInput => ({
 
 /** Distinctive sentences of a text: long enough that they cannot appear by chance. */
 function sentencesOf(text: string, count: number): string[] {
-  const all = [...new Set(text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length >= 40))];
+  const all = [
+    ...new Set(
+      text
+        .split(/(?<=[.!?])\s+|\n+/)
+        .map((s) => s.trim())
+        .filter((s) => s.length >= 40),
+    ),
+  ];
   if (all.length <= count) return all;
   return Array.from({ length: count }, (_, i) => all[Math.floor((i * (all.length - 1)) / (count - 1))]!);
 }
@@ -191,7 +198,11 @@ describe('an encrypted run', () => {
   const AUTH = 'Bearer codec-test-token';
 
   beforeAll(async () => {
-    [h, plain, bundle] = await Promise.all([startHarness({ dataConverter: { payloadCodecs: [codec] } }), startHarness(), bundleGotWorkflows()]);
+    [h, plain, bundle] = await Promise.all([
+      startHarness({ dataConverter: { payloadCodecs: [codec] } }),
+      startHarness(),
+      bundleGotWorkflows(),
+    ]);
     rawConnection = await Connection.connect({ address: inject('temporalAddress') });
     // A client without the codec sees what the server stores.
     rawClient = new Client({ connection: rawConnection });
@@ -239,9 +250,13 @@ describe('an encrypted run', () => {
     const bookkeeping = ['seq', 'attempt', 'activity_id', 'activity_type', 'complete_time', 'backoff', 'original_schedule_time'];
     const keysOf = (p: Payload) => Object.keys(JSON.parse(utf8(p.data)) as object);
     const isMarkerBookkeeping = (p: { path: string; payload: Payload }) =>
-      (/markerRecordedEventAttributes\.details\.data\.payloads\.\d+$/.test(p.path) && keysOf(p.payload).every((k) => bookkeeping.includes(k))) ||
-      (/markerRecordedEventAttributes\.details\.patch-data\.payloads\.\d+$/.test(p.path) && keysOf(p.payload).every((k) => ['id', 'deprecated'].includes(k)));
-    const clear = payloads.filter((p) => utf8(p.payload.metadata!.encoding) !== ENCRYPTED_ENCODING && !isMarkerBookkeeping(p)).map((p) => p.path);
+      (/markerRecordedEventAttributes\.details\.data\.payloads\.\d+$/.test(p.path) &&
+        keysOf(p.payload).every((k) => bookkeeping.includes(k))) ||
+      (/markerRecordedEventAttributes\.details\.patch-data\.payloads\.\d+$/.test(p.path) &&
+        keysOf(p.payload).every((k) => ['id', 'deprecated'].includes(k)));
+    const clear = payloads
+      .filter((p) => utf8(p.payload.metadata!.encoding) !== ENCRYPTED_ENCODING && !isMarkerBookkeeping(p))
+      .map((p) => p.path);
     expect(clear).toEqual([]);
     const encrypted = payloads.filter((p) => utf8(p.payload.metadata!.encoding) === ENCRYPTED_ENCODING);
     expect(encrypted.length).toBeGreaterThan(40);
@@ -252,7 +267,7 @@ describe('an encrypted run', () => {
   it.each([
     ['a text body', 'text/plain', /got a text body of \d+ characters/],
     ['a body that is not JSON', 'application/json', /a body that is not JSON/],
-  ])('keeps a broken endpoint\'s words out of the plain-text failures it stores (%s)', async (_what, contentType, said) => {
+  ])("keeps a broken endpoint's words out of the plain-text failures it stores (%s)", async (_what, contentType, said) => {
     // A proxy that answers with the start of the prompt, documents and all.
     const echoed = problem.documents[0]!.slice(0, 300);
     h.llm.injectFaults([{ kind: 'garbage', body: echoed, contentType }]);
@@ -279,14 +294,22 @@ describe('an encrypted run', () => {
     const { grs } = await inspectRun(h.client, workflowId, undefined, { workflowBundle: bundle });
     expect(grs).toEqual(result.grs);
     expect(await rebuildGrs(history, { workflowBundle: bundle, dataConverter: { payloadCodecs: [codec] } })).toEqual(result.grs);
-    await expect(rebuildGrs(history, { workflowBundle: bundle, dataConverter: {} })).rejects.toThrow(/the run's payloads are encrypted \(key "k2"\): set GOT_CODEC_KEYS/);
+    await expect(rebuildGrs(history, { workflowBundle: bundle, dataConverter: {} })).rejects.toThrow(
+      /the run's payloads are encrypted \(key "k2"\): set GOT_CODEC_KEYS/,
+    );
     const wrongKeys = { payloadCodecs: [new AesGcmCodec(parseCodecKeys(generateCodecKey('k3')))] };
-    await expect(rebuildGrs(history, { workflowBundle: bundle, dataConverter: wrongKeys })).rejects.toThrow(/encrypted with key "k2", which GOT_CODEC_KEYS lacks \(it has "k3"\)/);
+    await expect(rebuildGrs(history, { workflowBundle: bundle, dataConverter: wrongKeys })).rejects.toThrow(
+      /encrypted with key "k2", which GOT_CODEC_KEYS lacks \(it has "k3"\)/,
+    );
   });
 
   describe('the codec server', () => {
     const post = (path: string, body: unknown, headers: Record<string, string> = { authorization: AUTH }) =>
-      fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers }, body: JSON.stringify(body) });
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers },
+        body: JSON.stringify(body),
+      });
     const started = () => history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
 
     it('decodes a raw encrypted payload from the history into the run request', async () => {
@@ -304,9 +327,17 @@ describe('an encrypted run', () => {
     });
 
     it('round-trips /encode and /decode, also under a path prefix', async () => {
-      const original = Payloads.toObject(Payloads.create({ payloads: [jsonPayload({ clause: 'Governing law: Delaware.' }), jsonPayload(42)] }), { bytes: String });
-      const encoded = (await (await post('/default/encode', original)).json()) as { payloads: { metadata: Record<string, string>; data: string }[] };
-      expect(encoded.payloads.map((p) => Buffer.from(p.metadata.encoding!, 'base64').toString())).toEqual([ENCRYPTED_ENCODING, ENCRYPTED_ENCODING]);
+      const original = Payloads.toObject(
+        Payloads.create({ payloads: [jsonPayload({ clause: 'Governing law: Delaware.' }), jsonPayload(42)] }),
+        { bytes: String },
+      );
+      const encoded = (await (await post('/default/encode', original)).json()) as {
+        payloads: { metadata: Record<string, string>; data: string }[];
+      };
+      expect(encoded.payloads.map((p) => Buffer.from(p.metadata.encoding!, 'base64').toString())).toEqual([
+        ENCRYPTED_ENCODING,
+        ENCRYPTED_ENCODING,
+      ]);
       expect(Buffer.from(encoded.payloads[0]!.data, 'base64').includes(Buffer.from('Delaware'))).toBe(false);
       const decoded = await (await post('/decode', encoded)).json();
       expect(decoded).toEqual(original);
@@ -314,7 +345,14 @@ describe('an encrypted run', () => {
 
     it('answers CORS preflights for the UI origin only, and checks the Authorization header', async () => {
       const preflight = (origin: string) =>
-        fetch(`${server.url}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace,authorization' } });
+        fetch(`${server.url}/decode`, {
+          method: 'OPTIONS',
+          headers: {
+            origin,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type,x-namespace,authorization',
+          },
+        });
       const ok = await preflight('http://localhost:8233');
       expect(ok.status).toBe(204);
       expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
@@ -347,7 +385,17 @@ describe('an encrypted run', () => {
       const binary = await ensureTemporalCli();
       /** The payloads of the history as the CLI prints it: protobuf JSON, bytes in base64. */
       const show = async (...extra: string[]): Promise<Payload[]> => {
-        const args = ['workflow', 'show', '--workflow-id', workflowId, '--address', inject('temporalAddress'), '--output', 'json', ...extra];
+        const args = [
+          'workflow',
+          'show',
+          '--workflow-id',
+          workflowId,
+          '--address',
+          inject('temporalAddress'),
+          '--output',
+          'json',
+          ...extra,
+        ];
         const { stdout } = await promisify(execFile)(binary, args, { maxBuffer: 64 * 1024 * 1024 });
         return payloadsOf(JSON.parse(stdout)).map(({ payload }) => Payloads.fromObject({ payloads: [payload] }).payloads[0]!);
       };
@@ -367,7 +415,11 @@ describe('an encrypted run', () => {
   });
 
   it('reads the codec server options from the environment', () => {
-    const o = codecServerOptionsFromEnv({ GOT_CODEC_KEYS: keys, GOT_CODEC_CORS_ORIGINS: 'http://ui:8080, http://localhost:8080', GOT_CODEC_AUTH: AUTH });
+    const o = codecServerOptionsFromEnv({
+      GOT_CODEC_KEYS: keys,
+      GOT_CODEC_CORS_ORIGINS: 'http://ui:8080, http://localhost:8080',
+      GOT_CODEC_AUTH: AUTH,
+    });
     expect(o.corsOrigins).toEqual(['http://ui:8080', 'http://localhost:8080']);
     expect(o.authorization).toBe(AUTH);
     expect((o.codec as AesGcmCodec).keyIds).toEqual(['k2', 'k1']);

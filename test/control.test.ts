@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,12 +9,12 @@ import type { GoO, Scorer } from '../src/goo/schema';
 import type { Grs, Thought } from '../src/grs/types';
 import { inspectRun } from '../src/inspect/rebuild';
 import { keepBestN } from '../src/operations/filters';
-import type { HumanScores, PendingHumanScore, RunRequestInput } from '../src/run/request';
+import type { HumanScores, RunRequestInput } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
-import { sortingTask, type SortingProblem } from '../src/tasks/sorting';
+import { type SortingProblem, sortingTask } from '../src/tasks/sorting';
 import { bundleGotWorkflows } from '../worker/create';
-import { startHarness, type Harness } from './support/harness';
 import { pendingHumanScoresQuery, scoreThoughtsUpdate } from '../workflows/definitions';
+import { type Harness, startHarness } from './support/harness';
 
 /**
  * Controlling a running Controller from outside: cancelling it (the partial GRS survives), and
@@ -55,7 +55,11 @@ describe('cancelling a run', () => {
     h.llm.resetStats();
     const problem = sortingTask.generateProblem(64, 5);
     const goo = sortingTask.schemes.got!({ size: 64 });
-    const handle = await startRun(h.client, { task: 'sorting', problem, goo, labels: { scheme: 'got', size: 64 } }, { taskQueue: h.taskQueue, workflowId: workflowId('cancel') });
+    const handle = await startRun(
+      h.client,
+      { task: 'sorting', problem, goo, labels: { scheme: 'got', size: 64 } },
+      { taskQueue: h.taskQueue, workflowId: workflowId('cancel') },
+    );
 
     // The split has answered and the four part sorts are at the LLM.
     await until('a completed activity and LLM calls in flight', async () => {
@@ -73,15 +77,25 @@ describe('cancelling a run', () => {
     const history = await events(handle);
     expect(history.at(-1)!.workflowExecutionCanceledEventAttributes).toBeTruthy();
     const scheduled = history.filter((e) => e.activityTaskScheduledEventAttributes);
-    const completed = new Set(history.filter((e) => e.activityTaskCompletedEventAttributes).map((e) => num(e.activityTaskCompletedEventAttributes!.scheduledEventId)));
-    const cancelRequested = new Set(history.filter((e) => e.activityTaskCancelRequestedEventAttributes).map((e) => num(e.activityTaskCancelRequestedEventAttributes!.scheduledEventId)));
+    const completed = new Set(
+      history
+        .filter((e) => e.activityTaskCompletedEventAttributes)
+        .map((e) => num(e.activityTaskCompletedEventAttributes!.scheduledEventId)),
+    );
+    const cancelRequested = new Set(
+      history
+        .filter((e) => e.activityTaskCancelRequestedEventAttributes)
+        .map((e) => num(e.activityTaskCancelRequestedEventAttributes!.scheduledEventId)),
+    );
     const unfinished = scheduled.map((e) => num(e.eventId)).filter((id) => !completed.has(id));
     expect(completed.size).toBeGreaterThanOrEqual(1);
     expect(unfinished.length).toBeGreaterThanOrEqual(1);
     expect([...cancelRequested].sort()).toEqual(unfinished.sort());
     const cancelIndex = history.findIndex((e) => e.workflowExecutionCancelRequestedEventAttributes);
     expect(cancelIndex).toBeGreaterThan(0);
-    expect(history.slice(cancelIndex).some((e) => e.activityTaskScheduledEventAttributes || e.activityTaskCompletedEventAttributes)).toBe(false);
+    expect(history.slice(cancelIndex).some((e) => e.activityTaskScheduledEventAttributes || e.activityTaskCompletedEventAttributes)).toBe(
+      false,
+    );
 
     // The simulated LLM is idle again soon, and it never got a request the history does not account for.
     await until('the LLM to be idle', () => (h.llm.stats().inFlight === 0 ? true : undefined), 15_000);
@@ -103,7 +117,9 @@ describe('cancelling a run', () => {
     const started = new Set(['split', 'part-0', 'part-1', 'part-2', 'part-3', ...sorts]);
     for (const o of grs.operations.filter((o) => !started.has(o.id))) expect(o.status, o.id).toBe('pending');
 
-    expect(await until('GotStatus to be cancelled', async () => ((await statusOf(handle)) === 'cancelled' ? 'cancelled' : undefined))).toBe('cancelled');
+    expect(await until('GotStatus to be cancelled', async () => ((await statusOf(handle)) === 'cancelled' ? 'cancelled' : undefined))).toBe(
+      'cancelled',
+    );
   });
 });
 
@@ -122,9 +138,15 @@ function humanGoo(scorer: Extract<Scorer, { kind: 'human' }>): GoO {
   return { ...goo, operations: goo.operations.map((o) => (o.id === 'rate' ? { id: 'rate', type: 'score', inputs: ['sort'], scorer } : o)) };
 }
 
-const humanRun = (scorer: Extract<Scorer, { kind: 'human' }>): RunRequestInput => ({ task: 'sorting', problem: PROBLEM, goo: humanGoo(scorer), labels: { scheme: 'human', size: 32 } });
+const humanRun = (scorer: Extract<Scorer, { kind: 'human' }>): RunRequestInput => ({
+  task: 'sorting',
+  problem: PROBLEM,
+  goo: humanGoo(scorer),
+  labels: { scheme: 'human', size: 32 },
+});
 
-const pendingOf = async (handle: WorkflowHandle, operationId = 'rate') => (await handle.query(pendingHumanScoresQuery)).find((p) => p.operationId === operationId);
+const pendingOf = async (handle: WorkflowHandle, operationId = 'rate') =>
+  (await handle.query(pendingHumanScoresQuery)).find((p) => p.operationId === operationId);
 const waitForPending = (handle: WorkflowHandle) => until('the human Score operation to wait', () => pendingOf(handle));
 const sendScores = (handle: WorkflowHandle, scores: HumanScores) => handle.executeUpdate(scoreThoughtsUpdate, { args: [scores] });
 const localScore = (state: Record<string, unknown>) => sortingTask.score!(state, PROBLEM);
@@ -134,7 +156,10 @@ describe('a Score operation scored by a person', () => {
   beforeAll(() => h.llm.setLatency(20));
 
   it('waits for the scoreThoughts update, refuses invalid ones, and keeps the thought the person rated best', async () => {
-    const handle = await startRun(h.client, humanRun({ kind: 'human', timeoutSeconds: 60, fallback: 'local' }), { taskQueue: h.taskQueue, workflowId: workflowId('human') });
+    const handle = await startRun(h.client, humanRun({ kind: 'human', timeoutSeconds: 60, fallback: 'local' }), {
+      taskQueue: h.taskQueue,
+      workflowId: workflowId('human'),
+    });
     const pending = await waitForPending(handle);
     const ids = pending.thoughts.map((t) => t.id);
     expect(ids).toEqual(['sort/0.0', 'sort/0.1', 'sort/0.2']);
@@ -145,7 +170,8 @@ describe('a Score operation scored by a person', () => {
     // The person prefers the sorting the task's own score likes least (last one on ties), so the choice is visibly theirs.
     const local = pending.thoughts.map((t) => localScore(t.state));
     const favourite = ids[local.lastIndexOf(Math.max(...local))]!;
-    const asThoughts = (scores: number[]): Thought[] => ids.map((id, i) => ({ id, operationId: 'sort', parents: [], state: {}, valid: true, score: scores[i]! }));
+    const asThoughts = (scores: number[]): Thought[] =>
+      ids.map((id, i) => ({ id, operationId: 'sort', parents: [], state: {}, valid: true, score: scores[i]! }));
     expect(keepBestN(asThoughts(local), 1, false)[0]!.id).not.toBe(favourite);
     const scores = Object.fromEntries(ids.map((id, i) => [id, id === favourite ? 0 : 5 + i]));
 
@@ -153,10 +179,26 @@ describe('a Score operation scored by a person', () => {
     const { [ids[1]!]: _dropped, ...missingOne } = scores;
     const invalid: [string, HumanScores, RegExp][] = [
       ['an unknown operation', { operationId: 'nope', scores, by: 'tester' }, /"nope" is not waiting for human scores \(waiting: rate\)/],
-      ['a missing thought', { operationId: 'rate', scores: missingOne, by: 'tester' }, new RegExp(`scores missing for: ${ids[1]!.replace('.', '\\.')}`)],
-      ['an extra thought', { operationId: 'rate', scores: { ...scores, 'sort/0.9': 1 }, by: 'tester' }, /not thoughts of "rate": sort\/0\.9/],
-      ['a score that is not a number', { operationId: 'rate', scores: { ...scores, [ids[0]!]: Number.NaN }, by: 'tester' }, /invalid scores: scores\.sort\/0\.0/],
-      ['an infinite score', { operationId: 'rate', scores: { ...scores, [ids[2]!]: Number.POSITIVE_INFINITY }, by: 'tester' }, /invalid scores: scores\.sort\/0\.2/],
+      [
+        'a missing thought',
+        { operationId: 'rate', scores: missingOne, by: 'tester' },
+        new RegExp(`scores missing for: ${ids[1]!.replace('.', '\\.')}`),
+      ],
+      [
+        'an extra thought',
+        { operationId: 'rate', scores: { ...scores, 'sort/0.9': 1 }, by: 'tester' },
+        /not thoughts of "rate": sort\/0\.9/,
+      ],
+      [
+        'a score that is not a number',
+        { operationId: 'rate', scores: { ...scores, [ids[0]!]: Number.NaN }, by: 'tester' },
+        /invalid scores: scores\.sort\/0\.0/,
+      ],
+      [
+        'an infinite score',
+        { operationId: 'rate', scores: { ...scores, [ids[2]!]: Number.POSITIVE_INFINITY }, by: 'tester' },
+        /invalid scores: scores\.sort\/0\.2/,
+      ],
     ];
     for (const [what, update, reason] of invalid) {
       const error = await sendScores(handle, update).catch((e: unknown) => e);
@@ -194,7 +236,10 @@ describe('a Score operation scored by a person', () => {
   });
 
   it('is cancelled while it waits for a person, keeping what was done before', async () => {
-    const handle = await startRun(h.client, humanRun({ kind: 'human', timeoutSeconds: 600, fallback: 'local' }), { taskQueue: h.taskQueue, workflowId: workflowId('human-cancel') });
+    const handle = await startRun(h.client, humanRun({ kind: 'human', timeoutSeconds: 600, fallback: 'local' }), {
+      taskQueue: h.taskQueue,
+      workflowId: workflowId('human-cancel'),
+    });
     const pending = await waitForPending(handle);
     await handle.cancel();
     const error = await handle.result().catch((e: unknown) => e);
@@ -205,24 +250,36 @@ describe('a Score operation scored by a person', () => {
     expect(op('sort')).toMatchObject({ status: 'done', outputThoughts: pending.thoughts.map((t) => t.id) });
     expect(op('rate')).toMatchObject({ status: 'cancelled', note: 'the run was cancelled' });
     expect(op('best').status).toBe('pending');
-    for (const t of thoughtsOf(grs, pending.thoughts.map((t) => t.id))) expect(t.score, t.id).toBeUndefined();
+    for (const t of thoughtsOf(
+      grs,
+      pending.thoughts.map((t) => t.id),
+    ))
+      expect(t.score, t.id).toBeUndefined();
     expect(await handle.query(pendingHumanScoresQuery)).toEqual([]);
     const { grs: rebuilt } = await inspectRun(h.client, handle.workflowId, undefined, { workflowBundle: bundle });
     expect(rebuilt).toEqual(grs);
-    expect(await until('GotStatus to be cancelled', async () => ((await statusOf(handle)) === 'cancelled' ? 'cancelled' : undefined))).toBe('cancelled');
+    expect(await until('GotStatus to be cancelled', async () => ((await statusOf(handle)) === 'cancelled' ? 'cancelled' : undefined))).toBe(
+      'cancelled',
+    );
     // The wait's timer went with it: nothing is left to fire in ten minutes.
     const history = await events(handle);
     expect(history.some((e) => e.timerCanceledEventAttributes)).toBe(true);
   });
 
-  it('falls back to the task\'s local score when nobody scores in time', async () => {
-    const handle = await startRun(h.client, humanRun({ kind: 'human', timeoutSeconds: 2, fallback: 'local' }), { taskQueue: h.taskQueue, workflowId: workflowId('human-timeout-local') });
+  it("falls back to the task's local score when nobody scores in time", async () => {
+    const handle = await startRun(h.client, humanRun({ kind: 'human', timeoutSeconds: 2, fallback: 'local' }), {
+      taskQueue: h.taskQueue,
+      workflowId: workflowId('human-timeout-local'),
+    });
     const pending = await waitForPending(handle);
     expect((await queryProgress(handle)).awaitingHumanScores).toEqual(['rate']);
     const result = await resultOf(handle);
     const rate = result.grs.operations.find((o) => o.id === 'rate')!;
     expect(rate.note).toBe('no human scores within 2s: scored locally');
-    const thoughts = thoughtsOf(result.grs, pending.thoughts.map((t) => t.id));
+    const thoughts = thoughtsOf(
+      result.grs,
+      pending.thoughts.map((t) => t.id),
+    );
     expect(thoughts.map((t) => t.score)).toEqual(thoughts.map((t) => localScore(t.state)));
     expect(result.final.map((t) => t.id)).toEqual(keepBestN(thoughts, 1, false).map((t) => t.id));
     // The timer, not an update, ended the wait.
@@ -232,13 +289,19 @@ describe('a Score operation scored by a person', () => {
   });
 
   it('leaves the thoughts unscored when the fallback says so', async () => {
-    const handle = await startRun(h.client, humanRun({ kind: 'human', timeoutSeconds: 2, fallback: 'unscored' }), { taskQueue: h.taskQueue, workflowId: workflowId('human-timeout-unscored') });
+    const handle = await startRun(h.client, humanRun({ kind: 'human', timeoutSeconds: 2, fallback: 'unscored' }), {
+      taskQueue: h.taskQueue,
+      workflowId: workflowId('human-timeout-unscored'),
+    });
     const pending = await waitForPending(handle);
     expect((await queryProgress(handle)).awaitingHumanScores).toEqual(['rate']);
     const result = await resultOf(handle);
     const rate = result.grs.operations.find((o) => o.id === 'rate')!;
     expect(rate.note).toBe('no human scores within 2s: left unscored');
-    const thoughts = thoughtsOf(result.grs, pending.thoughts.map((t) => t.id));
+    const thoughts = thoughtsOf(
+      result.grs,
+      pending.thoughts.map((t) => t.id),
+    );
     expect(thoughts).toHaveLength(3);
     for (const t of thoughts) expect(t.score, t.id).toBeUndefined();
     // With nothing scored, Keep keeps input order.

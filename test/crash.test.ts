@@ -10,21 +10,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
+import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
-import { startDevServer, type DevServerHandle } from '../src/devserver/dev-server';
+import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort, isAlive } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
-import { inspectRun } from '../src/inspect/rebuild';
 import type { Grs } from '../src/grs/types';
+import { inspectRun } from '../src/inspect/rebuild';
 import type { RunRequestInput, RunResult } from '../src/run/request';
-import { startSimulatedLlm, type SimulatedLlm } from '../src/simllm/server';
+import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { sortingTask } from '../src/tasks/sorting';
 import { bundleGotWorkflows } from '../worker/create';
-import { startWorkerProcess, waitFor, type WorkerProcess } from './support/processes';
+import { startWorkerProcess, type WorkerProcess, waitFor } from './support/processes';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -76,7 +76,12 @@ async function simLlm(): Promise<SimulatedLlm> {
 }
 
 async function workerProcess(address: string, taskQueue: string, llm: SimulatedLlm): Promise<WorkerProcess> {
-  const worker = await startWorkerProcess({ TEMPORAL_ADDRESS: address, GOT_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sim' });
+  const worker = await startWorkerProcess({
+    TEMPORAL_ADDRESS: address,
+    GOT_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: 'sim',
+  });
   workers.push(worker);
   return worker;
 }
@@ -99,12 +104,19 @@ function activityCounts(history: History) {
   for (const e of history.events ?? []) {
     if (e.activityTaskScheduledEventAttributes) scheduled++;
     if (e.activityTaskCompletedEventAttributes) completed++;
-    if (e.activityTaskCompletedEventAttributes || e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes || e.activityTaskCanceledEventAttributes) closed++;
+    if (
+      e.activityTaskCompletedEventAttributes ||
+      e.activityTaskFailedEventAttributes ||
+      e.activityTaskTimedOutEventAttributes ||
+      e.activityTaskCanceledEventAttributes
+    )
+      closed++;
   }
   return { scheduled, completed, open: scheduled - closed };
 }
 
-const isClosed = (history: History) => (history.events ?? []).some((e) => e.workflowExecutionCompletedEventAttributes || e.workflowExecutionFailedEventAttributes);
+const isClosed = (history: History) =>
+  (history.events ?? []).some((e) => e.workflowExecutionCompletedEventAttributes || e.workflowExecutionFailedEventAttributes);
 
 /**
  * What must not depend on crashes: every thought with its parents, content, score and validity. By
@@ -147,7 +159,10 @@ describe('crashes in the middle of a run', () => {
     const first = await workerProcess(server.address, taskQueue, llm);
 
     // The uninterrupted reference: same problem, same seed.
-    const reference = await resultWhileAlive(await startRun(client, docMergeRun(), { taskQueue, workflowId: `crash-reference-${randomUUID()}` }), first);
+    const reference = await resultWhileAlive(
+      await startRun(client, docMergeRun(), { taskQueue, workflowId: `crash-reference-${randomUUID()}` }),
+      first,
+    );
     const referenceRequests = llm.stats().requests;
     const llmActivities = reference.grs.calls.length;
     expect(referenceRequests).toBe(llmActivities);
@@ -223,7 +238,10 @@ describe('crashes in the middle of a run', () => {
     const taskQueue = `crash-server-${randomUUID()}`;
     const worker = await workerProcess(server.address, taskQueue, llm);
 
-    const reference = await resultWhileAlive(await startRun(client, sortingRun(), { taskQueue, workflowId: `crash-reference-${randomUUID()}` }), worker);
+    const reference = await resultWhileAlive(
+      await startRun(client, sortingRun(), { taskQueue, workflowId: `crash-reference-${randomUUID()}` }),
+      worker,
+    );
     const referenceRequests = llm.stats().requests;
     expect(referenceRequests).toBe(reference.grs.calls.length);
 
@@ -248,7 +266,10 @@ describe('crashes in the middle of a run', () => {
     const completedBeforeKill = activityCounts(before).completed;
 
     // Same port, same database. The worker process is left alone: it has to reconnect by itself.
-    const restarted = await waitFor('the server to restart on the same port', () => ownServer(port, dbFile).catch(() => undefined), { timeoutMs: 60_000, intervalMs: 500 });
+    const restarted = await waitFor('the server to restart on the same port', () => ownServer(port, dbFile).catch(() => undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     const downFor = Date.now() - killedAt;
     expect(restarted.address).toBe(server.address);
     const client2 = await connect(restarted.address);

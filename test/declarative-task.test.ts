@@ -9,9 +9,9 @@ import { RunRequest } from '../src/run/request';
 import { compileDeclaration } from '../src/tasks/declarative/compile';
 import { loadTaskDeclaration, parseDeclarationText, YAML_PACKAGE } from '../src/tasks/declarative/load';
 import { compileParser, lastNumberList, tagContent } from '../src/tasks/declarative/parsers';
-import { TaskDeclaration, taskIdOf, type TaskDeclarationInput } from '../src/tasks/declarative/schema';
+import { TaskDeclaration, type TaskDeclarationInput, taskIdOf } from '../src/tasks/declarative/schema';
 import { combineSamples, compileJudge, compileLocalScorer, harmonicMean, lastNumber, readRatings } from '../src/tasks/declarative/scorers';
-import { asText, compileTemplate, parseTemplate, templateProblems, TemplateError } from '../src/tasks/declarative/templates';
+import { asText, compileTemplate, parseTemplate, TemplateError, templateProblems } from '../src/tasks/declarative/templates';
 import { DOC_MERGE_MARKERS } from '../src/tasks/doc-merge/prompts';
 import { resolveTask } from '../src/tasks/registry';
 import type { PromptRequest } from '../src/tasks/task';
@@ -83,51 +83,163 @@ describe('the doc-merge-lite example declaration', () => {
 
 describe('declarations are refused with the offending field named', () => {
   it.each([
-    { name: 'a missing higherIsBetter', task: liteWith((d) => delete d.higherIsBetter), path: /^task\.higherIsBetter$/, message: /true or false/ },
+    {
+      name: 'a missing higherIsBetter',
+      task: liteWith((d) => delete d.higherIsBetter),
+      path: /^task\.higherIsBetter$/,
+      message: /true or false/,
+    },
     { name: 'an unknown top-level field', task: liteWith((d) => (d.promts = {})), path: /^task$/, message: /promts/ },
     { name: 'an id that is not lower-case', task: liteWith((d) => (d.id = 'Doc Merge')), path: /^task\.id$/, message: /lower-case/ },
     { name: 'the id of a built-in task', task: liteWith((d) => (d.id = 'doc-merge')), path: /^task\.id$/, message: /built-in task/ },
-    { name: 'an unknown field type', task: liteWith((d) => (d.problem.documents.type = 'text[]')), path: /^task\.problem\.documents\.type$/, message: /"string\[\]"/ },
-    { name: 'a list bound on a text field', task: liteWith((d) => (d.problem.title = { type: 'string', minItems: 1 })), path: /^task\.problem\.title\.minItems$/, message: /only list/ },
-    { name: 'a field name templates cannot name', task: liteWith((d) => (d.problem['my-field'] = { type: 'string' })), path: /^task\.problem\.my-field$/, message: /invalid name "my-field": a field name is/ },
-    { name: 'a prompt name with a space', task: liteWith((d) => (d.prompts['bad name'] = { user: 'x' })), path: /^task\.prompts\.bad name$/, message: /a prompt name is a letter/ },
-    { name: 'a reserved field name', task: liteWith((d) => (d.problem.thought = { type: 'string' })), path: /^task\.problem\.thought$/, message: /reserved/ },
-    { name: 'an unknown field in a prompt', task: liteWith((d) => (d.prompts.merge.user = 'Merge {{documnets}}')), path: /^task\.prompts\.merge\.user$/, message: /no field "documnets".*documents/ },
-    { name: 'an unknown filter', task: liteWith((d) => (d.prompts.merge.user = '{{documents | taged:Doc}}')), path: /^task\.prompts\.merge\.user$/, message: /unknown filter "taged"/ },
-    { name: 'an unclosed placeholder', task: liteWith((d) => (d.prompts.merge.system = 'Hello {{documents')), path: /^task\.prompts\.merge\.system$/, message: /never closed/ },
-    { name: 'the scale in a prompt', task: liteWith((d) => (d.prompts.merge.user = 'From {{scale.min}}')), path: /^task\.prompts\.merge\.user$/, message: /scale is not available/ },
-    { name: 'params in a judge', task: liteWith((d) => (d.scorers.judge.user = 'Rate {{thought}} by {{params.style}}')), path: /^task\.scorers\.judge\.user$/, message: /params is not available/ },
+    {
+      name: 'an unknown field type',
+      task: liteWith((d) => (d.problem.documents.type = 'text[]')),
+      path: /^task\.problem\.documents\.type$/,
+      message: /"string\[\]"/,
+    },
+    {
+      name: 'a list bound on a text field',
+      task: liteWith((d) => (d.problem.title = { type: 'string', minItems: 1 })),
+      path: /^task\.problem\.title\.minItems$/,
+      message: /only list/,
+    },
+    {
+      name: 'a field name templates cannot name',
+      task: liteWith((d) => (d.problem['my-field'] = { type: 'string' })),
+      path: /^task\.problem\.my-field$/,
+      message: /invalid name "my-field": a field name is/,
+    },
+    {
+      name: 'a prompt name with a space',
+      task: liteWith((d) => (d.prompts['bad name'] = { user: 'x' })),
+      path: /^task\.prompts\.bad name$/,
+      message: /a prompt name is a letter/,
+    },
+    {
+      name: 'a reserved field name',
+      task: liteWith((d) => (d.problem.thought = { type: 'string' })),
+      path: /^task\.problem\.thought$/,
+      message: /reserved/,
+    },
+    {
+      name: 'an unknown field in a prompt',
+      task: liteWith((d) => (d.prompts.merge.user = 'Merge {{documnets}}')),
+      path: /^task\.prompts\.merge\.user$/,
+      message: /no field "documnets".*documents/,
+    },
+    {
+      name: 'an unknown filter',
+      task: liteWith((d) => (d.prompts.merge.user = '{{documents | taged:Doc}}')),
+      path: /^task\.prompts\.merge\.user$/,
+      message: /unknown filter "taged"/,
+    },
+    {
+      name: 'an unclosed placeholder',
+      task: liteWith((d) => (d.prompts.merge.system = 'Hello {{documents')),
+      path: /^task\.prompts\.merge\.system$/,
+      message: /never closed/,
+    },
+    {
+      name: 'the scale in a prompt',
+      task: liteWith((d) => (d.prompts.merge.user = 'From {{scale.min}}')),
+      path: /^task\.prompts\.merge\.user$/,
+      message: /scale is not available/,
+    },
+    {
+      name: 'params in a judge',
+      task: liteWith((d) => (d.scorers.judge.user = 'Rate {{thought}} by {{params.style}}')),
+      path: /^task\.scorers\.judge\.user$/,
+      message: /params is not available/,
+    },
     { name: 'an empty prompt', task: liteWith((d) => (d.prompts.merge.user = '')), path: /^task\.prompts\.merge\.user$/, message: /empty/ },
-    { name: 'a prompt with a misspelt key', task: liteWith((d) => (d.prompts.merge = { usr: 'x' })), path: /^task\.prompts\.merge/, message: /usr|expected string/ },
-    { name: 'an unknown parser', task: liteWith((d) => (d.parser = { kind: 'xml' })), path: /^task\.parser\.kind$/, message: /text.*json.*numberList/ },
+    {
+      name: 'a prompt with a misspelt key',
+      task: liteWith((d) => (d.prompts.merge = { usr: 'x' })),
+      path: /^task\.prompts\.merge/,
+      message: /usr|expected string/,
+    },
+    {
+      name: 'an unknown parser',
+      task: liteWith((d) => (d.parser = { kind: 'xml' })),
+      path: /^task\.parser\.kind$/,
+      message: /text.*json.*numberList/,
+    },
     { name: 'a bad tag name', task: liteWith((d) => (d.parser.tag = 'Mer ged')), path: /^task\.parser\.tag$/, message: /tag name/ },
     {
       name: 'a JSON schema requiring an undeclared property',
-      task: liteWith((d) => (d.parser = { kind: 'json', schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['b'] } })),
+      task: liteWith(
+        (d) => (d.parser = { kind: 'json', schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['b'] } }),
+      ),
       path: /^task\.parser\.schema\.required\[0\]$/,
       message: /"b" is required/,
     },
-    { name: 'a scheme using an undeclared prompt', task: liteWith((d) => (d.schemes.io.operations[0].prompt = 'mergeCot')), path: /^task\.schemes\.io\.operations\[0\]\.prompt$/, message: /no prompt "mergeCot".*merge, aggregate, improve/ },
-    { name: 'a scheme using an undeclared judge', task: liteWith((d) => (d.schemes.io.operations[1].scorer.prompt = 'critic')), path: /^task\.schemes\.io\.operations\[1\]\.scorer$/, message: /no llmJudge scorer "critic".*judge/ },
-    { name: 'a local Score without a local scorer', task: liteWith((d) => (d.schemes.io.operations[1].scorer = { kind: 'local' })), path: /^task\.schemes\.io\.operations\[1\]\.type$/, message: /local scorer/ },
+    {
+      name: 'a scheme using an undeclared prompt',
+      task: liteWith((d) => (d.schemes.io.operations[0].prompt = 'mergeCot')),
+      path: /^task\.schemes\.io\.operations\[0\]\.prompt$/,
+      message: /no prompt "mergeCot".*merge, aggregate, improve/,
+    },
+    {
+      name: 'a scheme using an undeclared judge',
+      task: liteWith((d) => (d.schemes.io.operations[1].scorer.prompt = 'critic')),
+      path: /^task\.schemes\.io\.operations\[1\]\.scorer$/,
+      message: /no llmJudge scorer "critic".*judge/,
+    },
+    {
+      name: 'a local Score without a local scorer',
+      task: liteWith((d) => (d.schemes.io.operations[1].scorer = { kind: 'local' })),
+      path: /^task\.schemes\.io\.operations\[1\]\.type$/,
+      message: /local scorer/,
+    },
     {
       name: 'a GroundTruth without a local scorer',
       task: liteWith((d) => d.schemes.io.operations.push({ id: 'truth', type: 'groundTruth', inputs: ['final'] })),
       path: /^task\.schemes\.io\.operations\[2\]\.type$/,
       message: /GroundTruth.*local scorer/,
     },
-    { name: 'a scheme with a cycle', task: liteWith((d) => (d.schemes.io.operations[0].inputs = ['final'])), path: /^task\.schemes\.io\.operations/, message: /cycle|input/ },
-    { name: 'a scheme operation of an unknown type', task: liteWith((d) => (d.schemes.io.operations[0].type = 'dance')), path: /^task\.schemes\.io\.operations\[0\]\.type$/, message: /./ },
+    {
+      name: 'a scheme with a cycle',
+      task: liteWith((d) => (d.schemes.io.operations[0].inputs = ['final'])),
+      path: /^task\.schemes\.io\.operations/,
+      message: /cycle|input/,
+    },
+    {
+      name: 'a scheme operation of an unknown type',
+      task: liteWith((d) => (d.schemes.io.operations[0].type = 'dance')),
+      path: /^task\.schemes\.io\.operations\[0\]\.type$/,
+      message: /./,
+    },
     {
       name: 'a scheme lacking the params its prompt uses',
       task: liteWith((d) => (d.prompts.merge.user += '\nStyle: {{params.style}}')),
       path: /^task\.schemes\.(io|got)\.operations\[0\]\.params$/,
       message: /\{\{params\.style\}\}/,
     },
-    { name: 'a scale with min >= max', task: liteWith((d) => (d.scorers.judge.scale = { min: 10, max: 10 })), path: /^task\.scorers\.judge\.scale\.max$/, message: /min < max/ },
-    { name: 'a harmonic mean of negative ratings', task: liteWith((d) => (d.scorers.judge.scale = { min: -5, max: 5 })), path: /^task\.scorers\.judge\.combine$/, message: /harmonic mean/ },
-    { name: 'rating tags listed twice', task: liteWith((d) => (d.scorers.judge.extract.tags = ['A', 'A'])), path: /^task\.scorers\.judge\.extract\.tags$/, message: /distinct/ },
-    { name: 'an unknown scorer kind', task: liteWith((d) => (d.scorers.judge.kind = 'vote')), path: /^task\.scorers\.judge\.kind$/, message: /llmJudge.*exactMatch.*numeric/ },
+    {
+      name: 'a scale with min >= max',
+      task: liteWith((d) => (d.scorers.judge.scale = { min: 10, max: 10 })),
+      path: /^task\.scorers\.judge\.scale\.max$/,
+      message: /min < max/,
+    },
+    {
+      name: 'a harmonic mean of negative ratings',
+      task: liteWith((d) => (d.scorers.judge.scale = { min: -5, max: 5 })),
+      path: /^task\.scorers\.judge\.combine$/,
+      message: /harmonic mean/,
+    },
+    {
+      name: 'rating tags listed twice',
+      task: liteWith((d) => (d.scorers.judge.extract.tags = ['A', 'A'])),
+      path: /^task\.scorers\.judge\.extract\.tags$/,
+      message: /distinct/,
+    },
+    {
+      name: 'an unknown scorer kind',
+      task: liteWith((d) => (d.scorers.judge.kind = 'vote')),
+      path: /^task\.scorers\.judge\.kind$/,
+      message: /llmJudge.*exactMatch.*numeric/,
+    },
     {
       name: 'an exactMatch on an undeclared field',
       task: liteWith((d) => (d.scorers.exact = { kind: 'exactMatch', expected: 'solution' })),
@@ -136,20 +248,43 @@ describe('declarations are refused with the offending field named', () => {
     },
     {
       name: 'two local scorers',
-      task: { ...summing(), scorers: { distance: { kind: 'numeric', expected: 'total' }, exact: { kind: 'exactMatch', expected: 'total' } } },
+      task: {
+        ...summing(),
+        scorers: { distance: { kind: 'numeric', expected: 'total' }, exact: { kind: 'exactMatch', expected: 'total' } },
+      },
       path: /^task\.scorers\.exact\.kind$/,
       message: /at most one local scorer/,
     },
-    { name: 'a numeric scorer where higher is better', task: { ...summing(), higherIsBetter: true }, path: /^task\.higherIsBetter$/, message: /lower is better/ },
-    { name: 'a numeric scorer without noAnswerScore', task: (({ noAnswerScore: _, ...rest }) => rest)(summing()), path: /^task\.noAnswerScore$/, message: /unreadable answer/ },
+    {
+      name: 'a numeric scorer where higher is better',
+      task: { ...summing(), higherIsBetter: true },
+      path: /^task\.higherIsBetter$/,
+      message: /lower is better/,
+    },
+    {
+      name: 'a numeric scorer without noAnswerScore',
+      task: (({ noAnswerScore: _, ...rest }) => rest)(summing()),
+      path: /^task\.noAnswerScore$/,
+      message: /unreadable answer/,
+    },
     {
       name: 'a numeric scorer on a list field',
       task: { ...summing(), scorers: { distance: { kind: 'numeric', expected: 'numbers' } } },
       path: /^task\.scorers\.distance\.expected$/,
       message: /type "number\[\]"/,
     },
-    { name: 'a size field that does not exist', task: liteWith((d) => (d.size = 'docs')), path: /^task\.size$/, message: /no field "docs"/ },
-    { name: 'an example that does not fit the problem', task: liteWith((d) => (d.examples = [{ documents: ['only one'] }])), path: /^task\.examples\[0\]\.documents$/, message: /at least 2/ },
+    {
+      name: 'a size field that does not exist',
+      task: liteWith((d) => (d.size = 'docs')),
+      path: /^task\.size$/,
+      message: /no field "docs"/,
+    },
+    {
+      name: 'an example that does not fit the problem',
+      task: liteWith((d) => (d.examples = [{ documents: ['only one'] }])),
+      path: /^task\.examples\[0\]\.documents$/,
+      message: /at least 2/,
+    },
     { name: 'no schemes', task: liteWith((d) => (d.schemes = {})), path: /^task\.schemes$/, message: /at least 1 schemes/ },
     {
       name: 'a declaration too large to travel',
@@ -171,7 +306,12 @@ describe('declarations are refused with the offending field named', () => {
   it('checks the run itself against the declaration: its problem, prompts and params', () => {
     const d = liteWith((x) => (x.prompts.merge.user += ' {{params.style}}'));
     d.schemes = { io: { operations: [{ id: 'merge', type: 'generate', prompt: 'merge', params: { style: 'terse' } }] } };
-    const goo = { operations: [{ id: 'merge', type: 'generate', prompt: 'merge' }, { id: 'fix', type: 'improve', prompt: 'polish', inputs: ['merge'] }] };
+    const goo = {
+      operations: [
+        { id: 'merge', type: 'generate', prompt: 'merge' },
+        { id: 'fix', type: 'improve', prompt: 'polish', inputs: ['merge'] },
+      ],
+    };
     const issues = issuesOf({ task: d, problem: { documents: ['only one'] }, goo });
     expect(issues).toEqual(
       expect.arrayContaining([
@@ -181,13 +321,17 @@ describe('declarations are refused with the offending field named', () => {
     );
     // The problem was bad, so params are only checked once it is fine.
     const params = issuesOf({ task: d, problem: liteProblem, goo: { operations: [goo.operations[0]] } });
-    expect(params).toEqual([{ path: 'goo.operations[0].params', message: expect.stringMatching(/^style: .*\{\{params\.style\}\}/) as unknown as string }]);
+    expect(params).toEqual([
+      { path: 'goo.operations[0].params', message: expect.stringMatching(/^style: .*\{\{params\.style\}\}/) as unknown as string },
+    ]);
   });
 
-  it('names the declaration\'s fields when a run request is parsed outside checkRun (as the workflow does)', () => {
+  it("names the declaration's fields when a run request is parsed outside checkRun (as the workflow does)", () => {
     // Only checks of the whole declaration failed: the union passes the declaration's issues through.
     const template = RunRequest.safeParse(runWith(liteWith((d) => (d.prompts.merge.user = '{{nope}}'))));
-    expect(template.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['task.prompts.merge.user', expect.stringMatching(/\{\{nope\}\}: the problem has no field "nope"/)]]);
+    expect(template.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['task.prompts.merge.user', expect.stringMatching(/\{\{nope\}\}: the problem has no field "nope"/)],
+    ]);
     // A field of the wrong type fails the union as a whole: its message lists the declaration's issues.
     const typed = RunRequest.safeParse(runWith(liteWith((d) => (d.higherIsBetter = 'yes'))));
     expect(typed.error!.issues[0]!.path).toEqual(['task']);
@@ -195,7 +339,11 @@ describe('declarations are refused with the offending field named', () => {
   });
 
   it('still takes built-in task ids', () => {
-    const sorting = checkRun({ task: 'sorting', problem: { list: [2, 1] }, goo: { operations: [{ id: 'sort', type: 'generate', prompt: 'sort' }] } });
+    const sorting = checkRun({
+      task: 'sorting',
+      problem: { list: [2, 1] },
+      goo: { operations: [{ id: 'sort', type: 'generate', prompt: 'sort' }] },
+    });
     expect(sorting.task.id).toBe('sorting');
     expect(taskIdOf('sorting')).toBe('sorting');
     expect(taskIdOf(TaskDeclaration.parse(lite()))).toBe('doc-merge-lite');
@@ -203,7 +351,8 @@ describe('declarations are refused with the offending field named', () => {
 });
 
 describe('templates', () => {
-  const render = (text: string, values: Parameters<ReturnType<typeof compileTemplate>['render']>[0]) => compileTemplate(text).render(values);
+  const render = (text: string, values: Parameters<ReturnType<typeof compileTemplate>['render']>[0]) =>
+    compileTemplate(text).render(values);
   const problem = { documents: ['First doc.', 'Second doc.'], numbers: [3, 1, 2], title: 'Deal', n: 4 };
 
   it('renders problem fields bare or under problem., with the default rendering of each kind of value', () => {
@@ -221,7 +370,10 @@ describe('templates', () => {
   });
 
   it('renders all input thoughts, and one field of each', () => {
-    const thoughts = [{ output: 'A', part: 1 }, { output: 'B', part: 2 }];
+    const thoughts = [
+      { output: 'A', part: 1 },
+      { output: 'B', part: 2 },
+    ];
     expect(render('{{thoughts | tagged:Draft}}', { thoughts })).toBe('<Draft1>\nA\n</Draft1>\n\n<Draft2>\nB\n</Draft2>');
     expect(render('{{thoughts.part | json}}', { thoughts })).toBe('[1,2]');
     expect(render('{{thoughts | count}} drafts', { thoughts })).toBe('2 drafts');
@@ -247,7 +399,9 @@ describe('templates', () => {
 
   it('renders a missing optional value as empty text and never reaches inherited properties', () => {
     expect(render('[{{problem.missing}}]', { problem })).toBe('[]');
-    expect(render('[{{thought.constructor}}][{{title.length}}][{{thought.__proto__}}]', { thoughts: [{ output: 'x' }], problem })).toBe('[][][]');
+    expect(render('[{{thought.constructor}}][{{title.length}}][{{thought.__proto__}}]', { thoughts: [{ output: 'x' }], problem })).toBe(
+      '[][][]',
+    );
   });
 
   it('leaves text without placeholders alone, single braces included', () => {
@@ -295,7 +449,10 @@ describe('parsers', () => {
     expect(tagged.parse('<Merged>\nran on without closing')).toEqual({ ok: true, value: 'ran on without closing' });
     expect(tagged.parse('no tags here')).toEqual({ ok: false, error: 'no <Merged>…</Merged> block in the answer' });
     expect(tagged.parse('<Merged>abc</Merged>')).toEqual({ ok: false, error: expect.stringMatching(/3 characters; at least 5/) });
-    expect(compileParser({ kind: 'text', minLength: 1, maxLength: 3 }).parse('abcd')).toEqual({ ok: false, error: expect.stringMatching(/at most 3/) });
+    expect(compileParser({ kind: 'text', minLength: 1, maxLength: 3 }).parse('abcd')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/at most 3/),
+    });
   });
 
   it('json: a value found in a fence, in prose or in a tag, matching the declared shape', () => {
@@ -303,19 +460,36 @@ describe('parsers', () => {
       kind: 'json',
       schema: {
         type: 'object',
-        properties: { title: { type: 'string' }, tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 2 }, n: { type: 'integer', minimum: 0 } },
+        properties: {
+          title: { type: 'string' },
+          tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 2 },
+          n: { type: 'integer', minimum: 0 },
+        },
         required: ['title'],
         additionalProperties: false,
       },
     });
     expect(parser.parse('{"title": "T", "n": 2}')).toEqual({ ok: true, value: { title: 'T', n: 2 } });
-    expect(parser.parse('Here you go:\n```json\n{"title": "F", "tags": ["a"]}\n```\nDone.')).toEqual({ ok: true, value: { title: 'F', tags: ['a'] } });
+    expect(parser.parse('Here you go:\n```json\n{"title": "F", "tags": ["a"]}\n```\nDone.')).toEqual({
+      ok: true,
+      value: { title: 'F', tags: ['a'] },
+    });
     expect(parser.parse('Sure! The answer is {"title": "P"} as requested.')).toEqual({ ok: true, value: { title: 'P' } });
-    expect(compileParser({ kind: 'json', tag: 'Out', schema: { type: 'array', items: { type: 'number' } } }).parse('[9] <Out>[1, 2]</Out>')).toEqual({ ok: true, value: [1, 2] });
+    expect(
+      compileParser({ kind: 'json', tag: 'Out', schema: { type: 'array', items: { type: 'number' } } }).parse('[9] <Out>[1, 2]</Out>'),
+    ).toEqual({ ok: true, value: [1, 2] });
   });
 
   it('json: malformed or mismatching answers become errors naming the place', () => {
-    const parser = compileParser({ kind: 'json', schema: { type: 'object', properties: { n: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['n'], additionalProperties: false } });
+    const parser = compileParser({
+      kind: 'json',
+      schema: {
+        type: 'object',
+        properties: { n: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+        required: ['n'],
+        additionalProperties: false,
+      },
+    });
     const broken = parser.parse('{"n": 1,');
     expect(broken.ok).toBe(false);
     expect(!broken.ok && broken.error).toMatch(/no readable JSON/);
@@ -335,9 +509,18 @@ describe('parsers', () => {
     expect(parser.parse('4, 5, 6')).toEqual({ ok: true, value: [4, 5, 6] });
     expect(parser.parse('[]')).toEqual({ ok: true, value: [] });
     expect(parser.parse('The list is sorted.')).toEqual({ ok: false, error: expect.stringMatching(/no list of numbers/) });
-    expect(compileParser({ kind: 'numberList', integers: true }).parse('[1, 2.5]')).toEqual({ ok: false, error: expect.stringMatching(/whole numbers, got 2\.5/) });
-    expect(compileParser({ kind: 'numberList', integers: false, minItems: 3 }).parse('[1, 2]')).toEqual({ ok: false, error: expect.stringMatching(/2 numbers; at least 3/) });
-    expect(compileParser({ kind: 'numberList', integers: false, maxItems: 1 }).parse('[1, 2]')).toEqual({ ok: false, error: expect.stringMatching(/at most 1/) });
+    expect(compileParser({ kind: 'numberList', integers: true }).parse('[1, 2.5]')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/whole numbers, got 2\.5/),
+    });
+    expect(compileParser({ kind: 'numberList', integers: false, minItems: 3 }).parse('[1, 2]')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/2 numbers; at least 3/),
+    });
+    expect(compileParser({ kind: 'numberList', integers: false, maxItems: 1 }).parse('[1, 2]')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/at most 1/),
+    });
     expect(compileParser({ kind: 'numberList', tag: 'L', integers: false }).parse('[9] <L>[1]</L> [8]')).toEqual({ ok: true, value: [1] });
     expect(lastNumberList('[1, x]')).toBeUndefined();
   });
@@ -382,12 +565,27 @@ describe('scorers', () => {
   });
 
   it('llmJudge: averages each rating over the samples, then combines them', () => {
-    expect(combineSamples('mean', [[6, 8], [8, 10]])).toBe(8);
-    expect(combineSamples('harmonicMean', [[6, 8], [8, 10]])).toBeCloseTo((2 * 7 * 9) / 16);
+    expect(
+      combineSamples('mean', [
+        [6, 8],
+        [8, 10],
+      ]),
+    ).toBe(8);
+    expect(
+      combineSamples('harmonicMean', [
+        [6, 8],
+        [8, 10],
+      ]),
+    ).toBeCloseTo((2 * 7 * 9) / 16);
     expect(combineSamples('harmonicMean', [[0, 10]])).toBe(0);
     expect(harmonicMean([2, 4, 4])).toBe(3);
     const judge = compileJudge(judgeSpec, true);
-    expect(judge.combine([[10, 10], [10, 4]])).toBeCloseTo((2 * 10 * 7) / 17);
+    expect(
+      judge.combine([
+        [10, 10],
+        [10, 4],
+      ]),
+    ).toBeCloseTo((2 * 10 * 7) / 17);
   });
 
   it('llmJudge: an unreadable judgement scores the worst end of the scale unless declared', () => {
@@ -431,7 +629,12 @@ describe('scorers', () => {
 });
 
 describe('a compiled declaration is a Task', () => {
-  const request = (prompt: string, thoughts: Record<string, unknown>[] = [{}], params: Record<string, unknown> = {}): PromptRequest => ({ prompt, params, thoughts, problem: { numbers: [1, 2, 3], total: 6 } });
+  const request = (prompt: string, thoughts: Record<string, unknown>[] = [{}], params: Record<string, unknown> = {}): PromptRequest => ({
+    prompt,
+    params,
+    thoughts,
+    problem: { numbers: [1, 2, 3], total: 6 },
+  });
 
   it('builds prompts, parses answers into thoughts and scores them', () => {
     const task = compileDeclaration(summing());
@@ -440,7 +643,9 @@ describe('a compiled declaration is a Task', () => {
     expect(task.higherIsBetter).toBe(false);
     expect(task.noAnswerScore).toBe(1000);
     expect(task.buildPrompt(request('sum'))).toEqual([{ role: 'user', content: 'Add up [1, 2, 3]. Reply with the total alone.' }]);
-    expect(task.buildPrompt(request('check', [{ output: '7' }]))[0]!.content).toBe('Is 7 the sum of 1 + 2 + 3? Reply with the correct total.');
+    expect(task.buildPrompt(request('check', [{ output: '7' }]))[0]!.content).toBe(
+      'Is 7 the sum of 1 + 2 + 3? Reply with the correct total.',
+    );
     expect(task.parseResponse(request('sum'), '6')).toEqual([{ state: { output: '6' }, valid: true }]);
     expect(task.parseResponse(request('sum'), '')).toEqual([{ state: {}, valid: false, error: 'the answer is empty' }]);
     expect(task.score!({ output: '6' }, { numbers: [1, 2, 3], total: 6 })).toBe(0);
@@ -484,7 +689,12 @@ describe('a compiled declaration is a Task', () => {
 
   it('takes user files as the problem when one list of texts is all it needs', () => {
     const task = compileDeclaration(lite());
-    expect(task.problemFromFiles!([{ path: 'a.txt', text: 'A.' }, { path: 'b.txt', text: 'B.' }])).toEqual({ documents: ['A.', 'B.'] });
+    expect(
+      task.problemFromFiles!([
+        { path: 'a.txt', text: 'A.' },
+        { path: 'b.txt', text: 'B.' },
+      ]),
+    ).toEqual({ documents: ['A.', 'B.'] });
     expect(() => task.problemFromFiles!([{ path: 'a.txt', text: 'A.' }])).toThrow(/at least 2/);
     expect(compileDeclaration(summing()).problemFromFiles).toBeUndefined();
   });
@@ -512,7 +722,9 @@ describe('a compiled declaration is a Task', () => {
       throw new Error('expected a refusal');
     } catch (e) {
       expect(e).toBeInstanceOf(ValidationError);
-      expect((e as ValidationError).issues).toEqual(expect.arrayContaining([{ path: 'task.prompts', message: 'declare at least 1 prompts' }]));
+      expect((e as ValidationError).issues).toEqual(
+        expect.arrayContaining([{ path: 'task.prompts', message: 'declare at least 1 prompts' }]),
+      );
     }
   });
 
@@ -555,13 +767,20 @@ describe('declaration files', () => {
   });
 
   it(`reads YAML with the ${YAML_PACKAGE} package, and says so when it is missing`, () => {
-    const yamlText = 'id: tiny\nhigherIsBetter: true\nproblem:\n  text: { type: string }\nprompts:\n  echo:\n    user: "Repeat {{text}}"\nschemes:\n  io:\n    operations:\n      - { id: echo, type: generate, prompt: echo }\n';
+    const yamlText =
+      'id: tiny\nhigherIsBetter: true\nproblem:\n  text: { type: string }\nprompts:\n  echo:\n    user: "Repeat {{text}}"\nschemes:\n  io:\n    operations:\n      - { id: echo, type: generate, prompt: echo }\n';
     const path = write('tiny.yaml', yamlText);
     if (yamlInstalled) {
-      expect(loadTaskDeclaration(path)).toMatchObject({ id: 'tiny', problem: { text: { type: 'string' } }, prompts: { echo: { user: 'Repeat {{text}}' } } });
+      expect(loadTaskDeclaration(path)).toMatchObject({
+        id: 'tiny',
+        problem: { text: { type: 'string' } },
+        prompts: { echo: { user: 'Repeat {{text}}' } },
+      });
       expect(() => parseDeclarationText('a: [1,', 'yaml', 'x.yaml')).toThrow(/x\.yaml: not valid YAML/);
     } else {
-      expect(() => loadTaskDeclaration(path)).toThrow(new RegExp(`tiny\\.yaml: YAML task files need the "yaml" package \\(npm install ${YAML_PACKAGE.replace('.', '\\.')}`));
+      expect(() => loadTaskDeclaration(path)).toThrow(
+        new RegExp(`tiny\\.yaml: YAML task files need the "yaml" package \\(npm install ${YAML_PACKAGE.replace('.', '\\.')}`),
+      );
     }
   });
 });

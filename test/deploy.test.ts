@@ -7,7 +7,10 @@ const exec = promisify(execFile);
 
 /** `docker compose` (v2) where present, else Debian's `docker-compose`: both validate the file without an engine. */
 async function compose(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const v2 = await exec('docker', ['compose', 'version']).then(() => true, () => false);
+  const v2 = await exec('docker', ['compose', 'version']).then(
+    () => true,
+    () => false,
+  );
   const [cmd, pre] = v2 ? ['docker', ['compose']] : ['docker-compose', []];
   try {
     const { stdout, stderr } = await exec(cmd, [...pre, '-f', 'docker-compose.yml', ...args], { env: { ...process.env, ...env } });

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { isServerHealthy, startDevServer, type DevServerHandle } from '../src/devserver/dev-server';
+import { type DevServerHandle, isServerHealthy, startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
-import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
+import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 
 // Values of temporal.api.enums.v1.IndexedValueType.
 const INDEXED_VALUE_TYPE: Record<string, number> = { Keyword: 2, Double: 4 };
@@ -58,9 +58,7 @@ describe('startDevServer with a SQLite file', () => {
 
     server = await startDevServer(options);
     // No worker polls this queue: the execution just stays open, which is all we need.
-    await withClient(server.address, (client) =>
-      client.workflow.start('NoSuchWorkflow', { taskQueue: 'no-worker-queue', workflowId }),
-    );
+    await withClient(server.address, (client) => client.workflow.start('NoSuchWorkflow', { taskQueue: 'no-worker-queue', workflowId }));
     await server.stop();
 
     server = await startDevServer(options);

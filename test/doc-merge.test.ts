@@ -1,20 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import type { GoO, Operation } from '../src/goo/schema';
-import { validateGoO, ValidationError } from '../src/goo/validate';
+import { ValidationError, validateGoO } from '../src/goo/validate';
 import { checkRun } from '../src/run/check';
 import { docMergeResponder, dropProbability } from '../src/simllm/doc-merge';
-import { docMergeTask, type DocMergeState } from '../src/tasks/doc-merge';
+import { type DocMergeState, docMergeTask } from '../src/tasks/doc-merge';
 import { docMergeProblemSchema, generateDocMergeProblem, parseDocMergeCsv } from '../src/tasks/doc-merge/dataset';
 import { extractMerged, parseRatings } from '../src/tasks/doc-merge/parse';
-import { aggregatePrompt, DOC_MERGE_MARKERS, EXAMPLES_END, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from '../src/tasks/doc-merge/prompts';
+import {
+  aggregatePrompt,
+  DOC_MERGE_MARKERS,
+  EXAMPLES_END,
+  improvePrompt,
+  judgePrompt,
+  mergeCotPrompt,
+  mergePrompt,
+} from '../src/tasks/doc-merge/prompts';
 import { halves } from '../src/tasks/doc-merge/schemes';
 import { clausesOf, combineRatings, harmonicMean, informationUnits, mergeScore, proxyRatings } from '../src/tasks/doc-merge/score';
 import type { PromptRequest } from '../src/tasks/task';
 import { seededRandom } from '../src/util/random';
 import { readSharedData } from './support/tasks';
 
-const A = 'NDA\n1. Scope\nAlpha Corp shares its battery designs with Beta Labs for a joint pilot. Beta Labs keeps the battery designs secret for three years.\n2. Law\nThe laws of Ontario govern this agreement.';
-const B = 'CONFIDENTIALITY AGREEMENT\nBeta Labs must keep the battery designs of Alpha Corp secret for three years. Beta Labs returns every drawing when Alpha Corp asks for it.';
+const A =
+  'NDA\n1. Scope\nAlpha Corp shares its battery designs with Beta Labs for a joint pilot. Beta Labs keeps the battery designs secret for three years.\n2. Law\nThe laws of Ontario govern this agreement.';
+const B =
+  'CONFIDENTIALITY AGREEMENT\nBeta Labs must keep the battery designs of Alpha Corp secret for three years. Beta Labs returns every drawing when Alpha Corp asks for it.';
 const PERFECT =
   'Alpha Corp shares its battery designs with Beta Labs for a joint pilot. Beta Labs keeps the battery designs secret for three years and returns every drawing when Alpha Corp asks for it. The laws of Ontario govern this agreement.';
 
@@ -72,7 +82,11 @@ describe('reading model output', () => {
     { name: 'plain marks', text: '<Redundancy>7</Redundancy>\n<Retained>9</Retained>', want: [7, 9] },
     { name: 'reasoning first, decimals', text: 'Some repetition.\n<Redundancy> 7.5 </Redundancy> <Retained>8</Retained>', want: [7.5, 8] },
     { name: 'marks out of ten', text: '<Redundancy>6/10</Redundancy><Retained>10 / 10</Retained>', want: [6, 10] },
-    { name: 'the last marks count', text: '<Redundancy>1</Redundancy><Retained>1</Retained> On reflection: <Redundancy>8</Redundancy><Retained>6</Retained>', want: [8, 6] },
+    {
+      name: 'the last marks count',
+      text: '<Redundancy>1</Redundancy><Retained>1</Retained> On reflection: <Redundancy>8</Redundancy><Retained>6</Retained>',
+      want: [8, 6],
+    },
     { name: 'a missing mark', text: '<Redundancy>7</Redundancy>', want: undefined },
     { name: 'a mark above 10', text: '<Redundancy>11</Redundancy><Retained>9</Retained>', want: undefined },
     { name: 'words instead of a number', text: '<Redundancy>high</Redundancy><Retained>9</Retained>', want: undefined },
@@ -101,7 +115,11 @@ describe('the clause-level proxy score', () => {
     { name: 'a perfect merge', merged: PERFECT, want: { redundancy: 10, retention: 10 } },
     { name: 'the concatenation (1 of 5 clauses repeats)', merged: `${A}\n${B}`, want: { redundancy: 6, retention: 10 } },
     { name: 'one source alone (3 of 4 pieces)', merged: A, want: { redundancy: 10, retention: 7.5 } },
-    { name: 'a verbatim repeat (1 of 4 clauses)', merged: `${PERFECT} The laws of Ontario govern this agreement.`, want: { redundancy: 5, retention: 10 } },
+    {
+      name: 'a verbatim repeat (1 of 4 clauses)',
+      merged: `${PERFECT} The laws of Ontario govern this agreement.`,
+      want: { redundancy: 5, retention: 10 },
+    },
     { name: 'an empty merge', merged: '', want: { redundancy: 10, retention: 0 } },
   ])('$name', ({ merged, want }) => {
     expect(proxyRatings([A, B], merged)).toEqual(want);
@@ -116,15 +134,31 @@ describe('the clause-level proxy score', () => {
   });
 
   it('averages each rating over the judge samples before the harmonic mean', () => {
-    expect(combineRatings([[8, 6], [6, 6], [10, 9]])).toBeCloseTo(harmonicMean(8, 7));
-    expect(combineRatings([[0, 10], [0, 10]])).toBe(0);
+    expect(
+      combineRatings([
+        [8, 6],
+        [6, 6],
+        [10, 9],
+      ]),
+    ).toBeCloseTo(harmonicMean(8, 7));
+    expect(
+      combineRatings([
+        [0, 10],
+        [0, 10],
+      ]),
+    ).toBe(0);
     expect(combineRatings([])).toBe(0);
   });
 });
 
 const problem = generateDocMergeProblem(4, 3);
 const root = docMergeTask.rootState(problem) as DocMergeState;
-const req = (prompt: string, thoughts: DocMergeState[], params: Record<string, unknown> = {}): PromptRequest => ({ prompt, params, thoughts, problem });
+const req = (prompt: string, thoughts: DocMergeState[], params: Record<string, unknown> = {}): PromptRequest => ({
+  prompt,
+  params,
+  thoughts,
+  problem,
+});
 const promptOf = (r: PromptRequest) => docMergeTask.buildPrompt(r)[0]!.content;
 const realInput = (prompt: string) => prompt.slice(prompt.lastIndexOf(EXAMPLES_END));
 
@@ -138,7 +172,13 @@ describe('prompts', () => {
     ['judge', judgePrompt(docs, 'the candidate'), 'the candidate'],
   ] as const)('%s: marker first, examples, then the real input last', (kind, prompt, last) => {
     expect(prompt.startsWith(`<Instruction> ${DOC_MERGE_MARKERS[kind]}`)).toBe(true);
-    expect(prompt.trimEnd().endsWith(`${last}\n</${kind === 'judge' ? 'Candidate' : kind === 'improve' ? 'Draft' : kind === 'aggregate' ? 'Draft2' : 'Doc4'}>`)).toBe(true);
+    expect(
+      prompt
+        .trimEnd()
+        .endsWith(
+          `${last}\n</${kind === 'judge' ? 'Candidate' : kind === 'improve' ? 'Draft' : kind === 'aggregate' ? 'Draft2' : 'Doc4'}>`,
+        ),
+    ).toBe(true);
     // Every document comes after the examples, in order.
     const input = realInput(prompt);
     const at = docs.map((d) => input.indexOf(d));
@@ -194,21 +234,27 @@ describe('docMergeTask.parseResponse', () => {
     expect(t!.state).toMatchObject({ documents: [2, 3], merged: 'Half.' });
   });
 
-  it('aggregate covers the union of its inputs; improve keeps its input\'s documents', () => {
+  it("aggregate covers the union of its inputs; improve keeps its input's documents", () => {
     const halfA: DocMergeState = { documents: [0, 1], merged: 'a' };
     const halfB: DocMergeState = { documents: [3, 2], merged: 'b' };
     expect(docMergeTask.parseResponse(req('aggregate', [halfA, halfB]), '<Merged>ab</Merged>')[0]!.state.documents).toEqual([0, 1, 2, 3]);
-    expect(docMergeTask.parseResponse(req('improve', [halfA]), '<Merged>a2</Merged>')[0]!.state).toMatchObject({ documents: [0, 1], merged: 'a2' });
+    expect(docMergeTask.parseResponse(req('improve', [halfA]), '<Merged>a2</Merged>')[0]!.state).toMatchObject({
+      documents: [0, 1],
+      merged: 'a2',
+    });
   });
 
-  it.each(['merge', 'mergeCot', 'improve', 'aggregate'])('%s: an answer without the tags is one invalid thought that keeps its documents', (prompt) => {
-    const thought: DocMergeState = { ...root, merged: 'draft' };
-    const out = docMergeTask.parseResponse(req(prompt, [thought]), 'I am sorry, but I cannot help with that request.');
-    expect(out).toHaveLength(1);
-    expect(out[0]!.valid).toBe(false);
-    expect(out[0]!.error).toMatch(/<Merged>/);
-    expect(out[0]!.state).toEqual({ documents: [0, 1, 2, 3] });
-  });
+  it.each(['merge', 'mergeCot', 'improve', 'aggregate'])(
+    '%s: an answer without the tags is one invalid thought that keeps its documents',
+    (prompt) => {
+      const thought: DocMergeState = { ...root, merged: 'draft' };
+      const out = docMergeTask.parseResponse(req(prompt, [thought]), 'I am sorry, but I cannot help with that request.');
+      expect(out).toHaveLength(1);
+      expect(out[0]!.valid).toBe(false);
+      expect(out[0]!.error).toMatch(/<Merged>/);
+      expect(out[0]!.state).toEqual({ documents: [0, 1, 2, 3] });
+    },
+  );
 });
 
 describe('scoring thoughts', () => {
@@ -284,22 +330,31 @@ describe('datasets', () => {
 describe('schemes, as in REFERENCE-GOO.md', () => {
   const ops = (goo: GoO) => goo.operations;
   const byId = (goo: GoO) => new Map(goo.operations.map((o) => [o.id, o]));
-  const llmOps = (goo: GoO) => goo.operations.filter((o): o is Extract<Operation, { type: 'generate' | 'aggregate' }> => o.type === 'generate' || o.type === 'aggregate');
+  const llmOps = (goo: GoO) =>
+    goo.operations.filter(
+      (o): o is Extract<Operation, { type: 'generate' | 'aggregate' }> => o.type === 'generate' || o.type === 'aggregate',
+    );
   const scheme = (name: string, size = 4) => docMergeTask.schemes[name]!({ size });
 
-  it.each(Object.keys(docMergeTask.schemes))('%s is a valid GoO whose every Score is the 3-sample judge and every Keep higher-is-better', (name) => {
-    const goo = scheme(name);
-    expect(() => validateGoO(goo)).not.toThrow();
-    for (const op of ops(goo)) {
-      if (op.type === 'score') expect(op.scorer).toEqual({ kind: 'llm', prompt: 'judge', samples: 3 });
-      if (op.type === 'keepBestN') expect(op.higherIsBetter).toBe(true);
-      if (op.type === 'generate' || op.type === 'aggregate') expect(docMergeTask.prompts).toContain(op.prompt);
-    }
-    expect(() => checkRun({ task: 'doc-merge', problem, goo })).not.toThrow();
-  });
+  it.each(Object.keys(docMergeTask.schemes))(
+    '%s is a valid GoO whose every Score is the 3-sample judge and every Keep higher-is-better',
+    (name) => {
+      const goo = scheme(name);
+      expect(() => validateGoO(goo)).not.toThrow();
+      for (const op of ops(goo)) {
+        if (op.type === 'score') expect(op.scorer).toEqual({ kind: 'llm', prompt: 'judge', samples: 3 });
+        if (op.type === 'keepBestN') expect(op.higherIsBetter).toBe(true);
+        if (op.type === 'generate' || op.type === 'aggregate') expect(docMergeTask.prompts).toContain(op.prompt);
+      }
+      expect(() => checkRun({ task: 'doc-merge', problem, goo })).not.toThrow();
+    },
+  );
 
   it('io and cot: Generate(k=1) -> Score', () => {
-    for (const [name, prompt] of [['io', 'merge'], ['cot', 'mergeCot']] as const) {
+    for (const [name, prompt] of [
+      ['io', 'merge'],
+      ['cot', 'mergeCot'],
+    ] as const) {
       expect(ops(scheme(name)).map((o) => o.type)).toEqual(['generate', 'score']);
       expect(llmOps(scheme(name))[0]).toMatchObject({ prompt, k: 1 });
     }
@@ -307,7 +362,11 @@ describe('schemes, as in REFERENCE-GOO.md', () => {
 
   it('tot: Generate(k=10) -> Score -> Keep(1), then 2 x [Generate(k=10, improve) -> Score -> Keep(1, +prev)]', () => {
     const goo = scheme('tot');
-    expect(llmOps(goo).map((o) => [o.prompt, o.k])).toEqual([['merge', 10], ['improve', 10], ['improve', 10]]);
+    expect(llmOps(goo).map((o) => [o.prompt, o.k])).toEqual([
+      ['merge', 10],
+      ['improve', 10],
+      ['improve', 10],
+    ]);
     const keeps = ops(goo).filter((o) => o.type === 'keepBestN');
     expect(keeps.map((k) => (k.type === 'keepBestN' ? k.n : 0))).toEqual([1, 1, 1]);
     expect(keeps[1]!.inputs).toEqual([expect.stringMatching(/^score/), keeps[0]!.id]);
@@ -316,8 +375,22 @@ describe('schemes, as in REFERENCE-GOO.md', () => {
 
   it('got: Generate(k=5) -> Score -> Keep(3) -> Aggregate(k=5) -> Score -> Keep(1, +Keep(3)) -> Generate(k=10, improve) -> Score -> Keep(1, +prev)', () => {
     const goo = scheme('got');
-    expect(ops(goo).map((o) => o.type)).toEqual(['generate', 'score', 'keepBestN', 'aggregate', 'score', 'keepBestN', 'generate', 'score', 'keepBestN']);
-    expect(llmOps(goo).map((o) => [o.type, o.prompt, o.k])).toEqual([['generate', 'merge', 5], ['aggregate', 'aggregate', 5], ['generate', 'improve', 10]]);
+    expect(ops(goo).map((o) => o.type)).toEqual([
+      'generate',
+      'score',
+      'keepBestN',
+      'aggregate',
+      'score',
+      'keepBestN',
+      'generate',
+      'score',
+      'keepBestN',
+    ]);
+    expect(llmOps(goo).map((o) => [o.type, o.prompt, o.k])).toEqual([
+      ['generate', 'merge', 5],
+      ['aggregate', 'aggregate', 5],
+      ['generate', 'improve', 10],
+    ]);
     const [, , keep3, aggregate, scoreAgg, keep1, improve, scoreImp, final] = ops(goo);
     expect(keep3).toMatchObject({ n: 3 });
     expect(aggregate!.inputs).toEqual([keep3!.id]);
@@ -336,15 +409,30 @@ describe('schemes, as in REFERENCE-GOO.md', () => {
     const aggregate = ops(goo).find((o) => o.type === 'aggregate')!;
     expect(aggregate).toMatchObject({ k: 5 });
     expect(aggregate.inputs.map((i) => byId(goo).get(i)!.type)).toEqual(['keepBestN', 'keepBestN']);
-    expect(llmOps(goo).map((o) => [o.prompt, o.k])).toEqual([['merge', 5], ['merge', 5], ['aggregate', 5], ['improve', 5]]);
+    expect(llmOps(goo).map((o) => [o.prompt, o.k])).toEqual([
+      ['merge', 5],
+      ['merge', 5],
+      ['aggregate', 5],
+      ['improve', 5],
+    ]);
     const final = ops(goo).at(-1)!;
     expect(final.inputs.map((i) => byId(goo).get(i)!.type)).toEqual(['score', 'keepBestN']);
-    expect(ops(goo).filter((o) => o.type === 'keepBestN').every((o) => o.type === 'keepBestN' && o.n === 1)).toBe(true);
+    expect(
+      ops(goo)
+        .filter((o) => o.type === 'keepBestN')
+        .every((o) => o.type === 'keepBestN' && o.n === 1),
+    ).toBe(true);
   });
 
   it('got2 halves any number of documents', () => {
-    expect(halves(4)).toEqual([[0, 1], [2, 3]]);
-    expect(halves(5)).toEqual([[0, 1, 2], [3, 4]]);
+    expect(halves(4)).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    expect(halves(5)).toEqual([
+      [0, 1, 2],
+      [3, 4],
+    ]);
     expect(halves(2)).toEqual([[0], [1]]);
     expect(() => scheme('got2', 1)).toThrow(/at least 2 documents/);
   });
@@ -420,7 +508,9 @@ describe('the simulated LLM on document merging', () => {
     const p = generateDocMergeProblem(4, 9);
     const merged = extractMerged(answer(mergePrompt(p.documents), 1))!;
     const truth = proxyRatings(p.documents, merged);
-    const marks = Array.from({ length: 40 }, (_, seed) => parseRatings(answer(judgePrompt(p.documents, merged), seed))).filter((m) => m !== undefined);
+    const marks = Array.from({ length: 40 }, (_, seed) => parseRatings(answer(judgePrompt(p.documents, merged), seed))).filter(
+      (m) => m !== undefined,
+    );
     expect(marks.length).toBeGreaterThanOrEqual(36);
     for (const [redundancy, retention] of marks) {
       expect(Math.abs(redundancy - truth.redundancy)).toBeLessThanOrEqual(1.5);

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import type { RunRequestInput, RunResult } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
-import { startHarness, type Harness } from './support/harness';
-import { startProviderProxy, type ProviderProxy, type ProviderQuirks } from './support/provider-proxy';
+import { type Harness, startHarness } from './support/harness';
+import { type ProviderProxy, type ProviderQuirks, startProviderProxy } from './support/provider-proxy';
 
 /**
  * Endpoints as they really are: a provider-shaped proxy in front of the simulator refuses
@@ -12,7 +12,14 @@ import { startProviderProxy, type ProviderProxy, type ProviderQuirks } from './s
  */
 const request = (llm: RunRequestInput['llm'] = {}): RunRequestInput => {
   const problem = sortingTask.generateProblem(32, 7);
-  return { task: 'sorting', problem, goo: sortingTask.schemes.got!({ size: 32, problem }), seed: 4, llm: { maxTokens: 2000, temperature: 0.7, ...llm }, labels: { scheme: 'got', size: 32, sample: 7 } };
+  return {
+    task: 'sorting',
+    problem,
+    goo: sortingTask.schemes.got!({ size: 32, problem }),
+    seed: 4,
+    llm: { maxTokens: 2000, temperature: 0.7, ...llm },
+    labels: { scheme: 'got', size: 32, sample: 7 },
+  };
 };
 
 let direct: Harness;
@@ -23,10 +30,19 @@ beforeAll(async () => {
 });
 afterAll(async () => direct?.close());
 
-async function throughProxy(quirks: ProviderQuirks, llm: RunRequestInput['llm'] = {}): Promise<{ result: RunResult; proxy: ProviderProxy }> {
+async function throughProxy(
+  quirks: ProviderQuirks,
+  llm: RunRequestInput['llm'] = {},
+): Promise<{ result: RunResult; proxy: ProviderProxy }> {
   let upstream = '';
   const proxy = await startProviderProxy(() => upstream, quirks);
-  const h = await startHarness({ llm: { seed: 2 }, endpoint: (sim) => ((upstream = sim), proxy.baseURL) });
+  const h = await startHarness({
+    llm: { seed: 2 },
+    endpoint: (sim) => {
+      upstream = sim;
+      return proxy.baseURL;
+    },
+  });
   try {
     return { result: await resultOf(await startRun(h.client, request(llm), { taskQueue: h.taskQueue })), proxy };
   } finally {
@@ -70,8 +86,12 @@ describe('a provider that refuses parameters', () => {
 describe('a provider that reports no usage', () => {
   it('counts the tokens itself, marks them estimated, and budgets still stop the run', async () => {
     const { result } = await throughProxy({ dropUsage: true });
-    expect(result.grs.calls.every((c) => c.usage.estimated === true && c.usage.promptTokens > 0 && c.usage.completionTokens > 0)).toBe(true);
-    const ratio = (result.grs.totals.promptTokens + result.grs.totals.completionTokens) / (clean.grs.totals.promptTokens + clean.grs.totals.completionTokens);
+    expect(result.grs.calls.every((c) => c.usage.estimated === true && c.usage.promptTokens > 0 && c.usage.completionTokens > 0)).toBe(
+      true,
+    );
+    const ratio =
+      (result.grs.totals.promptTokens + result.grs.totals.completionTokens) /
+      (clean.grs.totals.promptTokens + clean.grs.totals.completionTokens);
     expect(ratio).toBeGreaterThan(0.8);
     expect(ratio).toBeLessThan(1.25);
     expect(result.grs.totals.costUsd).toBeGreaterThan(0);
@@ -80,7 +100,13 @@ describe('a provider that reports no usage', () => {
   it('stops scheduling calls once the estimated tokens reach the budget', async () => {
     let upstream = '';
     const proxy = await startProviderProxy(() => upstream, { dropUsage: true });
-    const h = await startHarness({ llm: { seed: 2 }, endpoint: (sim) => ((upstream = sim), proxy.baseURL) });
+    const h = await startHarness({
+      llm: { seed: 2 },
+      endpoint: (sim) => {
+        upstream = sim;
+        return proxy.baseURL;
+      },
+    });
     try {
       const result = await resultOf(await startRun(h.client, { ...request(), budget: { maxTokens: 1500 } }, { taskQueue: h.taskQueue }));
       expect(result.grs.budgetExhausted).toBe(true);

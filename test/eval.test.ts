@@ -1,13 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { figureSpec } from '../src/eval/figure';
-import { runEvaluation, type EvalOptions } from '../src/eval/run-eval';
-import { startSimulatedLlm, type SimulatedLlm } from '../src/simllm/server';
+import { type EvalOptions, runEvaluation } from '../src/eval/run-eval';
+import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
 
 let llm: SimulatedLlm;
 let options: EvalOptions;
@@ -53,7 +52,9 @@ describe('the evaluation harness', () => {
     }
 
     const csv = readFileSync(outcome.files.csv, 'utf8').trim().split('\n');
-    expect(csv[0]).toBe('task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error');
+    expect(csv[0]).toBe(
+      'task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error',
+    );
     expect(csv).toHaveLength(7);
     expect(JSON.parse(readFileSync(outcome.files.json, 'utf8'))).toEqual(outcome.rows);
     expect(readFileSync(outcome.files.summary, 'utf8')).toMatch(/\| 32 \| got \| 3 \|/);
@@ -65,7 +66,11 @@ describe('the evaluation harness', () => {
     for (const label of ['io', 'got', 'total cost of the runs (USD)', 'size 32']) expect(svg).toContain(label);
 
     // The figure plots exactly the table's scores and costs.
-    const plotted = (figureSpec(outcome.rows, { task: 'sorting', schemes: options.schemes, higherIsBetter: false }).data as { values: { scheme: string; score: number; cost: number }[] }).values;
+    const plotted = (
+      figureSpec(outcome.rows, { task: 'sorting', schemes: options.schemes, higherIsBetter: false }).data as {
+        values: { scheme: string; score: number; cost: number }[];
+      }
+    ).values;
     expect(plotted.map((v) => [v.scheme, v.score, v.cost])).toEqual(outcome.rows.map((r) => [r.scheme, r.score, r.costUsd]));
   });
 

@@ -9,13 +9,13 @@ import { resultOf, startRun } from '../src/client/runs';
 import { LlmClient } from '../src/llm/client';
 import { classifyLlmError, type LlmFault } from '../src/llm/errors';
 import type { RunRequestInput, RunResult } from '../src/run/request';
+import { FAILURE, QUERY } from '../src/run/wire';
 import { NON_ANSWER, type SimFault } from '../src/simllm/faults';
-import { startSimulatedLlm, type SimulatedLlm } from '../src/simllm/server';
+import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
 import { sortingTask } from '../src/tasks/sorting';
 import { sortPrompt } from '../src/tasks/sorting/prompts';
-import { startHarness, type Harness } from './support/harness';
 import { eventually, failureOf, graphFacts, retryGap } from './support/faults';
-import { FAILURE, QUERY } from '../src/run/wire';
+import { type Harness, startHarness } from './support/harness';
 
 /** Per-attempt timeout of the runs here: a slow answer beyond it is given up and retried. */
 const TIMEOUT_SECONDS = 2;
@@ -37,7 +37,14 @@ describe('the simulated faults as the LLM client sees them', () => {
   let sim: SimulatedLlm;
   let client: LlmClient;
   const ask = (signal?: AbortSignal) =>
-    client.complete({ model: 'sim-got-1', messages: [{ role: 'user', content: sortPrompt([5, 3, 9, 1, 1, 8, 0, 2]) }], samples: 3, temperature: 1, seed: 4, ...(signal ? { signal } : {}) });
+    client.complete({
+      model: 'sim-got-1',
+      messages: [{ role: 'user', content: sortPrompt([5, 3, 9, 1, 1, 8, 0, 2]) }],
+      samples: 3,
+      temperature: 1,
+      seed: 4,
+      ...(signal ? { signal } : {}),
+    });
   const classified = async (fault: SimFault, signal?: AbortSignal): Promise<LlmFault> => {
     sim.injectFaults([fault]);
     const error = await ask(signal).then(
@@ -84,7 +91,9 @@ describe('the simulated faults as the LLM client sees them', () => {
     const f = await classified({ status });
     expect(f).toMatchObject({ retryable: false, kind: 'rejected', status });
     // openai's "401 Incorrect API key..." loses its status prefix: the status is named once, after the endpoint.
-    expect(f.message).toMatch(new RegExp(`^${cause.replace(/[()]/g, '\\$&')} http://127\\.0\\.0\\.1:${sim.port}/v1 \\(${status}\\): [A-Z]`));
+    expect(f.message).toMatch(
+      new RegExp(`^${cause.replace(/[()]/g, '\\$&')} http://127\\.0\\.0\\.1:${sim.port}/v1 \\(${status}\\): [A-Z]`),
+    );
   });
 
   it('gives up a slow answer when the caller aborts, and the server counts nothing answered', async () => {
@@ -112,17 +121,20 @@ describe('the simulated faults as the LLM client sees them', () => {
     ['truncated', { kind: 'truncated', choice: 1 }, /^\[[\d, ]+$/, 'length'],
     ['unparseable', { kind: 'unparseable', choice: 1 }, NON_ANSWER, 'stop'],
     ['contentFilter', { kind: 'contentFilter', choice: 1 }, '', 'content_filter'],
-  ] as [string, SimFault, string | RegExp, string][])('%s replaces one answer of a served completion', async (label, fault, text, finishReason) => {
-    const clean = await ask();
-    sim.injectFaults([fault]);
-    const faulted = await ask();
-    // Only choice 1 differs; the request was served and its choices count as answered.
-    expect(faulted.texts[0]).toBe(clean.texts[0]);
-    expect(faulted.texts[2]).toBe(clean.texts[2]);
-    expect(faulted.texts[1]).toMatch(typeof text === 'string' ? new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\']/g, '\\$&')}$`) : text);
-    expect(faulted.finishReasons).toEqual(['stop', finishReason, 'stop']);
-    expect(sim.stats()).toMatchObject({ requests: 2, completions: 6, faults: { [label]: 1 } });
-  });
+  ] as [string, SimFault, string | RegExp, string][])(
+    '%s replaces one answer of a served completion',
+    async (label, fault, text, finishReason) => {
+      const clean = await ask();
+      sim.injectFaults([fault]);
+      const faulted = await ask();
+      // Only choice 1 differs; the request was served and its choices count as answered.
+      expect(faulted.texts[0]).toBe(clean.texts[0]);
+      expect(faulted.texts[2]).toBe(clean.texts[2]);
+      expect(faulted.texts[1]).toMatch(typeof text === 'string' ? new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\']/g, '\\$&')}$`) : text);
+      expect(faulted.finishReasons).toEqual(['stop', finishReason, 'stop']);
+      expect(sim.stats()).toMatchObject({ requests: 2, completions: 6, faults: { [label]: 1 } });
+    },
+  );
 
   it('draws random faults from its own seeded stream: the same seed, the same faults', async () => {
     const labels = async (seed: number) => {
@@ -170,7 +182,11 @@ describe('runs on Temporal against a faulty endpoint', () => {
   function expectSameAsClean(result: RunResult) {
     expect(graphFacts(result.grs)).toEqual(graphFacts(clean.grs));
     expect(result.best).toMatchObject({ id: clean.best!.id, score: clean.best!.score, state: clean.best!.state });
-    expect(result.grs.totals).toMatchObject({ promptTokens: clean.grs.totals.promptTokens, completionTokens: clean.grs.totals.completionTokens, llmCalls: clean.grs.totals.llmCalls });
+    expect(result.grs.totals).toMatchObject({
+      promptTokens: clean.grs.totals.promptTokens,
+      completionTokens: clean.grs.totals.completionTokens,
+      llmCalls: clean.grs.totals.llmCalls,
+    });
     expect(h.llm.stats().completions).toBe(cleanCompletions);
   }
 
@@ -195,23 +211,20 @@ describe('runs on Temporal against a faulty endpoint', () => {
     expect(splitCall(result).attempt).toBe(2);
   });
 
-  it.each([
-    [{ status: 500 }],
-    [{ status: 502 }],
-    [{ status: 503 }],
-    [{ kind: 'reset' }],
-    [{ kind: 'garbage' }],
-  ] as [SimFault][])('retries %j and completes with the fault-free result', async (fault) => {
-    h.llm.injectFaults([fault]);
-    const result = await run(sortingRun('got', 32));
-    expect(h.llm.pendingFaults()).toBe(0);
-    expect(Object.values(h.llm.stats().faults)).toEqual([1]);
-    // The GRS records that the split's call needed a second attempt.
-    expect(splitCall(result).attempt).toBe(2);
-    expect(splitCall(result).faults).toEqual([expect.stringMatching(new RegExp(`^attempt 1: .*${h.llm.baseURL}`))]);
-    expect(result.grs.calls.filter((c) => c.attempt > 1)).toHaveLength(1);
-    expectSameAsClean(result);
-  });
+  it.each([[{ status: 500 }], [{ status: 502 }], [{ status: 503 }], [{ kind: 'reset' }], [{ kind: 'garbage' }]] as [SimFault][])(
+    'retries %j and completes with the fault-free result',
+    async (fault) => {
+      h.llm.injectFaults([fault]);
+      const result = await run(sortingRun('got', 32));
+      expect(h.llm.pendingFaults()).toBe(0);
+      expect(Object.values(h.llm.stats().faults)).toEqual([1]);
+      // The GRS records that the split's call needed a second attempt.
+      expect(splitCall(result).attempt).toBe(2);
+      expect(splitCall(result).faults).toEqual([expect.stringMatching(new RegExp(`^attempt 1: .*${h.llm.baseURL}`))]);
+      expect(result.grs.calls.filter((c) => c.attempt > 1)).toHaveLength(1);
+      expectSameAsClean(result);
+    },
+  );
 
   it('times out an answer slower than the call timeout and retries it', async () => {
     h.llm.injectFaults([{ kind: 'slow', delayMs: 60_000 }]);
@@ -224,7 +237,11 @@ describe('runs on Temporal against a faulty endpoint', () => {
     expect(splitCall(result).faults).toEqual(['attempt 1: no answer before the call timed out (or its worker was lost)']);
     expectSameAsClean(result);
     // The timed-out attempt's HTTP request is abandoned by the worker, never answered.
-    const slow = await eventually('the slow request to be abandoned', () => (h.llm.requestLog()[0]!.outcome === 'abandoned' ? h.llm.requestLog()[0] : undefined), { timeoutMs: 15_000 });
+    const slow = await eventually(
+      'the slow request to be abandoned',
+      () => (h.llm.requestLog()[0]!.outcome === 'abandoned' ? h.llm.requestLog()[0] : undefined),
+      { timeoutMs: 15_000 },
+    );
     console.info(`slow answer: retried ${gap} ms after it was asked, its request abandoned after ${slow.endedAt! - slow.at} ms`);
     expect(h.llm.stats().completions).toBe(cleanCompletions);
   });
@@ -245,7 +262,10 @@ describe('runs on Temporal against a faulty endpoint', () => {
     // Not retried: exactly one request reached the endpoint.
     expect(h.llm.stats()).toMatchObject({ requests: 1, completions: 0, faults: { [String(status)]: 1 } });
     const grs = await handle.query<RunResult['grs']>(QUERY.grs);
-    expect(grs.operations.find((o) => o.id === 'split')).toMatchObject({ status: 'failed', note: expect.stringContaining(`${cause} ${h.llm.baseURL}`) });
+    expect(grs.operations.find((o) => o.id === 'split')).toMatchObject({
+      status: 'failed',
+      note: expect.stringContaining(`${cause} ${h.llm.baseURL}`),
+    });
   });
 
   it.each([
@@ -262,7 +282,9 @@ describe('runs on Temporal against a faulty endpoint', () => {
     expect(result.grs.operations.every((o) => o.status === 'done')).toBe(true);
 
     const cleanById = new Map(clean.grs.thoughts.map((t) => [t.id, t]));
-    const hit = result.grs.thoughts.filter((t) => t.operationId.startsWith('sort') && JSON.stringify(t.state) !== JSON.stringify(cleanById.get(t.id)?.state));
+    const hit = result.grs.thoughts.filter(
+      (t) => t.operationId.startsWith('sort') && JSON.stringify(t.state) !== JSON.stringify(cleanById.get(t.id)?.state),
+    );
     expect(hit).toHaveLength(1);
     const [bad] = hit;
     expect(bad!.id).toMatch(/\/0\.2$/);
@@ -297,7 +319,10 @@ describe('a run against an endpoint that faults at random', () => {
 
     h.llm.resetStats();
     // Seed 220 draws, over the run's requests: reset, slow, 429, 500, 502 and garbage among 11 good answers.
-    h.llm.setFaultRates({ rateLimited: 0.1, serverError: 0.1, reset: 0.05, slow: 0.05, garbage: 0.05 }, 220, { retryAfterSeconds: 1, slowMs: 60_000 });
+    h.llm.setFaultRates({ rateLimited: 0.1, serverError: 0.1, reset: 0.05, slow: 0.05, garbage: 0.05 }, 220, {
+      retryAfterSeconds: 1,
+      slowMs: 60_000,
+    });
     const faulty = await run();
     h.llm.clearFaults();
     const stats = h.llm.stats();

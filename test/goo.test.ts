@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GooBuilder } from '../src/goo/builder';
 import { DEFAULT_LIMITS, type GoOInput } from '../src/goo/schema';
-import { validateGoO, type AnalyzedGoO, type Limits } from '../src/goo/validate';
+import { type AnalyzedGoO, type Limits, validateGoO } from '../src/goo/validate';
 import { sortingSchemes } from '../src/tasks/sorting/schemes';
 import { validationIssues } from './support/tasks';
 
@@ -203,7 +203,12 @@ describe('validateGoO structure', () => {
   });
 
   it('fills schema defaults', () => {
-    const a = validateGoO({ operations: [{ id: 'g', type: 'generate', prompt: 'sort' }, { id: 's', type: 'score', inputs: ['g'] }] });
+    const a = validateGoO({
+      operations: [
+        { id: 'g', type: 'generate', prompt: 'sort' },
+        { id: 's', type: 'score', inputs: ['g'] },
+      ],
+    });
     expect(a.goo.version).toBe(1);
     expect(a.byId.get('g')).toMatchObject({ k: 1, inputs: [] });
     expect(a.byId.get('s')).toMatchObject({ scorer: { kind: 'local' } });

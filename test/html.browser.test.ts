@@ -8,7 +8,7 @@ import { toHtml } from '../src/grs/html';
 import type { RunResult } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
 import { launchBrowser } from './support/browser';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 const ARTIFACTS = resolve('test-artifacts');
 let h: Harness;
@@ -20,7 +20,9 @@ beforeAll(async () => {
   h = await startHarness();
   browser = await launchBrowser();
   const problem = sortingTask.generateProblem(32, 5);
-  result = await resultOf(await startRun(h.client, { task: 'sorting', problem, goo: sortingTask.schemes.got!({ size: 32 }) }, { taskQueue: h.taskQueue }));
+  result = await resultOf(
+    await startRun(h.client, { task: 'sorting', problem, goo: sortingTask.schemes.got!({ size: 32 }) }, { taskQueue: h.taskQueue }),
+  );
 });
 afterAll(async () => {
   await browser?.close();

@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import { bestThought, volume } from '../src/grs/analysis';
 import { toDot, toJson, toMermaid } from '../src/grs/export';
-import { rebuildGrs, inspectRun } from '../src/inspect/rebuild';
+import { inspectRun, rebuildGrs } from '../src/inspect/rebuild';
 import type { RunRequestInput } from '../src/run/request';
 import { TASKS } from '../src/tasks/registry';
 import { bundleGotWorkflows } from '../worker/create';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 let h: Harness;
 let bundle: Awaited<ReturnType<typeof bundleGotWorkflows>>;
@@ -25,7 +25,7 @@ function request(task: string, scheme: string, size: number): RunRequestInput {
   return { task, problem: problem as RunRequestInput['problem'], goo: t.schemes[scheme]!({ size, problem }), labels: { scheme, size } };
 }
 
-describe('the GRS rebuilt from a run\'s event history', () => {
+describe("the GRS rebuilt from a run's event history", () => {
   it.each([
     ['sorting', 'got', 64],
     ['set-intersection', 'got', 32],
@@ -61,7 +61,9 @@ describe('the inspect command', () => {
     const handle = await startRun(h.client, request('sorting', 'got', 32), { taskQueue: h.taskQueue });
     const result = await resultOf(handle);
     const got = (format: string) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'inspect', handle.workflowId, '--format', format], { env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') } });
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'inspect', handle.workflowId, '--format', format], {
+        env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
+      });
     const [json, summary, dot] = await Promise.all([got('json'), got('summary'), got('dot')]);
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(toJson(result.grs, result.best!.id)));
     expect(summary.stdout).toContain(`best thought ${result.best!.id}`);

@@ -3,7 +3,7 @@ import type { GoO, Operation } from '../src/goo/schema';
 import { countLambda, GAZETTEER, improveTally, keywordCountingResponder } from '../src/simllm/keyword-counting';
 import { sortingResponder } from '../src/simllm/sorting';
 import { readCsv } from '../src/tasks/dataset';
-import { keywordCountingTask as task, type KeywordCountingProblem, type KeywordCountingState } from '../src/tasks/keyword-counting';
+import { type KeywordCountingProblem, type KeywordCountingState, keywordCountingTask as task } from '../src/tasks/keyword-counting';
 import { GENERATOR_COUNTRIES, generateKeywordCountingProblem, parseKeywordCountingCsv } from '../src/tasks/keyword-counting/dataset';
 import { groupSentences, parseCounts, parsePassages, splitSentences } from '../src/tasks/keyword-counting/parse';
 import {
@@ -16,11 +16,19 @@ import {
   mergePrompt,
   splitPrompt,
 } from '../src/tasks/keyword-counting/prompts';
-import { addCounts, countError, countMentions, tally, UNPARSEABLE_SCORE, type Counts } from '../src/tasks/keyword-counting/score';
+import { addCounts, type Counts, countError, countMentions, tally, UNPARSEABLE_SCORE } from '../src/tasks/keyword-counting/score';
 import { sortPrompt } from '../src/tasks/sorting/prompts';
 import type { PromptRequest } from '../src/tasks/task';
 import { seededRandom } from '../src/util/random';
-import { validationIssues, readSharedData, expectSchemesWellFormed, gooGraph, expectKeepBest1, expectLocalScore, sameSet } from './support/tasks';
+import {
+  expectKeepBest1,
+  expectLocalScore,
+  expectSchemesWellFormed,
+  gooGraph,
+  readSharedData,
+  sameSet,
+  validationIssues,
+} from './support/tasks';
 
 const csvText = () => readSharedData('countries.csv');
 
@@ -29,8 +37,18 @@ const csvText = () => readSharedData('countries.csv');
 describe('counting mentions and scoring', () => {
   it.each([
     { name: 'repeats', text: 'Peru and Chile, then Peru again.', want: { Peru: 2, Chile: 1 } },
-    { name: 'whole words only', text: 'Nigeria is not Niger; a Perusal by Nigerians.', names: ['Niger', 'Nigeria', 'Peru'], want: { Nigeria: 1, Niger: 1 } },
-    { name: 'the longest name wins', text: 'Papua New Guinea and Guinea.', names: ['Guinea', 'Papua New Guinea'], want: { 'Papua New Guinea': 1, Guinea: 1 } },
+    {
+      name: 'whole words only',
+      text: 'Nigeria is not Niger; a Perusal by Nigerians.',
+      names: ['Niger', 'Nigeria', 'Peru'],
+      want: { Nigeria: 1, Niger: 1 },
+    },
+    {
+      name: 'the longest name wins',
+      text: 'Papua New Guinea and Guinea.',
+      names: ['Guinea', 'Papua New Guinea'],
+      want: { 'Papua New Guinea': 1, Guinea: 1 },
+    },
     { name: 'possessives and punctuation', text: "Peru's coast, (Chile)!", want: { Peru: 1, Chile: 1 } },
     { name: 'case-sensitive', text: 'peru is lower case', want: {} },
     { name: 'no mentions', text: 'It rained all week.', want: {} },
@@ -58,8 +76,12 @@ describe('counting mentions and scoring', () => {
 describe('parsing model output', () => {
   it.each([
     { name: 'an Output line', text: 'Output: {"Peru": 2, "Chile": 1}', want: { Peru: 2, Chile: 1 } },
-    { name: 'the last tally after intermediate ones', text: 'Tallies:\n{"Peru": 1}\n{"Peru": 1, "Cuba": 1}\nOutput: {"Peru": 2, "Cuba": 1}', want: { Peru: 2, Cuba: 1 } },
-    { name: 'the paper\'s doubled braces', text: 'Output: {{ "Iran": 2, "China": 2 }}', want: { Iran: 2, China: 2 } },
+    {
+      name: 'the last tally after intermediate ones',
+      text: 'Tallies:\n{"Peru": 1}\n{"Peru": 1, "Cuba": 1}\nOutput: {"Peru": 2, "Cuba": 1}',
+      want: { Peru: 2, Cuba: 1 },
+    },
+    { name: "the paper's doubled braces", text: 'Output: {{ "Iran": 2, "China": 2 }}', want: { Iran: 2, China: 2 } },
     { name: 'a Python dict', text: "{'Peru': 3}", want: { Peru: 3 } },
     { name: 'numbers as strings', text: '{"Peru": "2"}', want: { Peru: 2 } },
     { name: 'an empty tally', text: 'Output: {}', want: {} },
@@ -83,7 +105,13 @@ describe('parsing model output', () => {
   });
 
   it('splitSentences cuts at sentence ends, also where the space is missing', () => {
-    expect(splitSentences('One in Peru. Two! Three? Its heritage.Thomas then left.  ')).toEqual(['One in Peru.', 'Two!', 'Three?', 'Its heritage.', 'Thomas then left.']);
+    expect(splitSentences('One in Peru. Two! Three? Its heritage.Thomas then left.  ')).toEqual([
+      'One in Peru.',
+      'Two!',
+      'Three?',
+      'Its heritage.',
+      'Thomas then left.',
+    ]);
     expect(splitSentences('')).toEqual([]);
   });
 
@@ -97,7 +125,11 @@ describe('parsing model output', () => {
 
 /* ------------------------------------------------------------------ task */
 
-const req = (prompt: string, thoughts: KeywordCountingState[], params: Record<string, unknown> = {}): PromptRequest => ({ prompt, params, thoughts });
+const req = (prompt: string, thoughts: KeywordCountingState[], params: Record<string, unknown> = {}): PromptRequest => ({
+  prompt,
+  params,
+  thoughts,
+});
 const problem: KeywordCountingProblem = {
   text: 'We left Peru for Chile. It rained. In Chile we met people from Peru and Cuba. Peru won.',
   countries: ['Peru', 'Chile', 'Chile', 'Peru', 'Cuba', 'Peru'],
@@ -112,16 +144,19 @@ describe('keywordCountingTask.parseResponse', () => {
     expect(out).toEqual({ valid: true, state: { ...part, counts: { Chile: 1, Peru: 1 } } });
   });
 
-  it.each(['count', 'countCot', 'improve', 'improveMerge'])('%s: an answer without a tally is one invalid thought that keeps its passage', (prompt) => {
-    const out = task.parseResponse(req(prompt, [{ ...root, counts: { Peru: 1 } }]), 'I cannot help with that.');
-    // the activity passes '' for an empty or refused answer: same result
-    expect(task.parseResponse(req(prompt, [{ ...root, counts: { Peru: 1 } }]), '')).toEqual(out);
-    expect(out).toHaveLength(1);
-    expect(out[0]!.valid).toBe(false);
-    expect(out[0]!.error).toMatch(/tally/);
-    expect(out[0]!.state.text).toBe(problem.text);
-    expect(out[0]!.state.counts).toBeUndefined();
-  });
+  it.each(['count', 'countCot', 'improve', 'improveMerge'])(
+    '%s: an answer without a tally is one invalid thought that keeps its passage',
+    (prompt) => {
+      const out = task.parseResponse(req(prompt, [{ ...root, counts: { Peru: 1 } }]), 'I cannot help with that.');
+      // the activity passes '' for an empty or refused answer: same result
+      expect(task.parseResponse(req(prompt, [{ ...root, counts: { Peru: 1 } }]), '')).toEqual(out);
+      expect(out).toHaveLength(1);
+      expect(out[0]!.valid).toBe(false);
+      expect(out[0]!.error).toMatch(/tally/);
+      expect(out[0]!.state.text).toBe(problem.text);
+      expect(out[0]!.state.counts).toBeUndefined();
+    },
+  );
 
   it('improve: replaces the previous tally', () => {
     const [out] = task.parseResponse(req('improve', [{ ...root, counts: { Peru: 1 } }]), 'Output: {"Peru": 3, "Chile": 2, "Cuba": 1}');
@@ -154,7 +189,7 @@ describe('keywordCountingTask.parseResponse', () => {
     });
   });
 
-  it('merge: the passages are joined, the inputs\' tallies and their sum kept for validation', () => {
+  it("merge: the passages are joined, the inputs' tallies and their sum kept for validation", () => {
     const a: KeywordCountingState = { text: 'We left Peru for Chile.', part: 0, parts: 4, covered: 1, counts: { Peru: 1, Chile: 1 } };
     const b: KeywordCountingState = { text: 'In Chile we met Peru.', part: 1, parts: 4, covered: 1, counts: { Chile: 1, Peru: 1 } };
     const [out] = task.parseResponse(req('merge', [a, b]), '{"Peru": 2, "Chile": 1}');
@@ -173,7 +208,14 @@ describe('keywordCountingTask.parseResponse', () => {
   });
 
   it('improveMerge: keeps what the merge knew, replaces only the tally', () => {
-    const merged: KeywordCountingState = { text: 't', parts: 2, covered: 2, expected: { Peru: 2 }, sources: [{ Peru: 1 }, { Peru: 1 }], counts: { Peru: 1 } };
+    const merged: KeywordCountingState = {
+      text: 't',
+      parts: 2,
+      covered: 2,
+      expected: { Peru: 2 },
+      sources: [{ Peru: 1 }, { Peru: 1 }],
+      counts: { Peru: 1 },
+    };
     const [out] = task.parseResponse(req('improveMerge', [merged]), 'Output: {"Peru": 2}');
     expect(out!.state).toEqual({ ...merged, counts: { Peru: 2 } });
   });
@@ -182,7 +224,7 @@ describe('keywordCountingTask.parseResponse', () => {
 describe('keywordCountingTask score, validate and groundTruth', () => {
   const truth = tally(problem.countries);
 
-  it('scores the whole text against the problem\'s list, and a tally-less thought with the sentinel', () => {
+  it("scores the whole text against the problem's list, and a tally-less thought with the sentinel", () => {
     expect(UNPARSEABLE_SCORE).toBe(100);
     expect(task.score!({ text: problem.text }, problem)).toBe(100);
     expect(task.score!({ text: problem.text, counts: truth }, problem)).toBe(0);
@@ -208,7 +250,7 @@ describe('keywordCountingTask score, validate and groundTruth', () => {
     expect(task.validate!({ text: 't', counts: {} }, problem)).toBe(true);
   });
 
-  it('groundTruth compares with the whole problem\'s counts', () => {
+  it("groundTruth compares with the whole problem's counts", () => {
     expect(task.groundTruth!({ text: 'anything', counts: truth }, problem)).toBe(true);
     expect(task.groundTruth!({ text: problem.text, counts: { ...truth, Cuba: 2 } }, problem)).toBe(false);
     expect(task.groundTruth!({ text: problem.text }, problem)).toBe(false);
@@ -246,11 +288,23 @@ describe('keywordCountingTask.buildPrompt', () => {
   const text = 'Our friend from Ghana visited Peru. Then Peru again.';
   const a = { Peru: 2 };
   const b = { Ghana: 1, Peru: 1 };
-  const table: { prompt: keyof typeof KEYWORD_COUNTING_MARKERS; thoughts: KeywordCountingState[]; params?: Record<string, unknown>; tail: string }[] = [
+  const table: {
+    prompt: keyof typeof KEYWORD_COUNTING_MARKERS;
+    thoughts: KeywordCountingState[];
+    params?: Record<string, unknown>;
+    tail: string;
+  }[] = [
     { prompt: 'count', thoughts: [{ text }], tail: `Input: ${text}` },
     { prompt: 'countCot', thoughts: [{ text }], tail: `Input: ${text}` },
     { prompt: 'split', thoughts: [{ text }], params: { parts: 4 }, tail: `Input: ${text}` },
-    { prompt: 'merge', thoughts: [{ text, counts: a }, { text, counts: b }], tail: `Tally A: ${fmtCounts(a)}\nTally B: ${fmtCounts(b)}\nCombined tally:` },
+    {
+      prompt: 'merge',
+      thoughts: [
+        { text, counts: a },
+        { text, counts: b },
+      ],
+      tail: `Tally A: ${fmtCounts(a)}\nTally B: ${fmtCounts(b)}\nCombined tally:`,
+    },
     {
       prompt: 'improveMerge',
       thoughts: [{ text, counts: { Peru: 2 }, sources: [a, b], expected: addCounts(a, b) }],
@@ -266,7 +320,8 @@ describe('keywordCountingTask.buildPrompt', () => {
     const content = messages[0]!.content;
     expect(content.startsWith(`<Instruction> ${KEYWORD_COUNTING_MARKERS[prompt]}`)).toBe(true);
     expect(content.endsWith(tail)).toBe(true);
-    for (const closing of ['</Instruction>', '</Examples>', '</Approach>']) expect(content.lastIndexOf(closing)).toBeLessThan(content.length - tail.length);
+    for (const closing of ['</Instruction>', '</Examples>', '</Approach>'])
+      expect(content.lastIndexOf(closing)).toBeLessThan(content.length - tail.length);
     // no other prompt's marker appears, so the simulator cannot mistake one for another
     for (const [other, marker] of Object.entries(KEYWORD_COUNTING_MARKERS)) if (other !== prompt) expect(content).not.toContain(marker);
   });
@@ -295,7 +350,6 @@ describe('keywordCountingTask.buildPrompt', () => {
 });
 
 /* ------------------------------------------------------------------ schemes */
-
 
 describe('keyword counting schemes against REFERENCE-GOO.md', () => {
   const size = 12;
@@ -404,7 +458,7 @@ describe('keyword counting schemes against REFERENCE-GOO.md', () => {
     expect(() => task.schemes.gotx!({ size: 12 })).toThrow(/one passage per sentence.*problem/);
   });
 
-  it('every scheme has unique ids, validates and uses only the task\'s prompts', () => {
+  it("every scheme has unique ids, validates and uses only the task's prompts", () => {
     expectSchemesWellFormed(task, [16], (size) => generateKeywordCountingProblem(size, 1));
   });
 });
@@ -429,12 +483,18 @@ describe('keyword counting dataset', () => {
   });
 
   it('accepts Python-style quoted names and an empty list', () => {
-    const csv = ['ID,Text,Countries,Sentences,Characters', `7,"Peru, then Chile.","['Peru', ""Chile""]",1,17`, '8,"Nothing here.",[],1,13'].join('\n');
+    const csv = [
+      'ID,Text,Countries,Sentences,Characters',
+      `7,"Peru, then Chile.","['Peru', ""Chile""]",1,17`,
+      '8,"Nothing here.",[],1,13',
+    ].join('\n');
     expect(parseKeywordCountingCsv(csv).map((s) => s.problem.countries)).toEqual([['Peru', 'Chile'], []]);
   });
 
   it('names the row and column of bad cells', () => {
-    const csv = ['ID,Text,Countries,Sentences,Characters', '0,"Peru.",[Peru],1,5', '1,"Peru.","Peru, Chile",1,5', ',"",[Peru],1,5'].join('\n');
+    const csv = ['ID,Text,Countries,Sentences,Characters', '0,"Peru.",[Peru],1,5', '1,"Peru.","Peru, Chile",1,5', ',"",[Peru],1,5'].join(
+      '\n',
+    );
     const issues = validationIssues(() => parseKeywordCountingCsv(csv));
     expect(issues.map((i) => i.path)).toEqual(['row 2 column Countries', 'row 3 column ID', 'row 3 column Text']);
     expect(issues[0]!.message).toMatch(/list of country names.*Peru, Chile/);
@@ -516,7 +576,11 @@ describe('simulated keyword counting answers', () => {
     const text = dataset()[3]!.text;
     const out = answer(countCotPrompt(text), 1);
     const [tallyBlock] = out.split('Output:');
-    const tallies = tallyBlock!.split('Tallies:')[1]!.trim().split('\n').map((l) => parseCounts(l)!);
+    const tallies = tallyBlock!
+      .split('Tallies:')[1]!
+      .trim()
+      .split('\n')
+      .map((l) => parseCounts(l)!);
     expect(tallies).toHaveLength(4);
     expect(parseCounts(out)).toEqual(Object.fromEntries(Object.entries(tallies.reduce(addCounts, {}))));
   });

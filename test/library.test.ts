@@ -1,10 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 // Only the package's public entry point, by its published name: what an embedding service sees.
-import { GooBuilder, bestThought, createGotWorker, getTask, inspectRun, resultOf, startRun, startSimulatedLlm, toMermaid, validateGoO, type SimulatedLlm } from 'durable-got';
+import {
+  bestThought,
+  createGotWorker,
+  GooBuilder,
+  getTask,
+  inspectRun,
+  resultOf,
+  type SimulatedLlm,
+  startRun,
+  startSimulatedLlm,
+  toMermaid,
+  validateGoO,
+} from 'durable-got';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 let llm: SimulatedLlm;
 let stop: () => Promise<void>;
@@ -34,7 +45,11 @@ describe('the library API (public exports only)', () => {
     // A small ToT-like scheme written by the embedding service itself.
     const b = new GooBuilder();
     const first = b.keepBestN(b.score(b.generate(null, { prompt: 'sort', k: 4 })), { n: 1, higherIsBetter: false });
-    const better = b.keepBestN(b.score([b.generate(first, { prompt: 'improve', k: 4 }), first]), { n: 1, higherIsBetter: false, id: 'best' });
+    const better = b.keepBestN(b.score([b.generate(first, { prompt: 'improve', k: 4 }), first]), {
+      n: 1,
+      higherIsBetter: false,
+      id: 'best',
+    });
     b.groundTruth(better);
     const goo = b.build();
     expect(validateGoO(goo).sinks).toEqual(['groundtruth-1']);

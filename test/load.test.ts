@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import type { RunResult } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 const RUNS = 200;
 let h: Harness;
@@ -19,7 +19,13 @@ describe('load', () => {
     try {
       const problems = Array.from({ length: RUNS }, (_, i) => sortingTask.generateProblem(32, 1000 + i));
       const handles = await Promise.all(
-        problems.map((problem, i) => startRun(h.client, { task: 'sorting', problem, goo: sortingTask.schemes.got!({ size: 32 }), labels: { scheme: 'got', sample: i } }, { taskQueue: h.taskQueue })),
+        problems.map((problem, i) =>
+          startRun(
+            h.client,
+            { task: 'sorting', problem, goo: sortingTask.schemes.got!({ size: 32 }), labels: { scheme: 'got', sample: i } },
+            { taskQueue: h.taskQueue },
+          ),
+        ),
       );
       const results: RunResult[] = await Promise.all(handles.map(resultOf));
 

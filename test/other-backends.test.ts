@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import type { RunResult } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 const exec = promisify(execFile);
 let h: Harness;
@@ -32,8 +32,20 @@ describe('starting runs from outside TypeScript', () => {
       return path;
     });
     const out = join(dir, 'merged.txt');
-    const { stdout } = await exec(python, ['examples/python/start_merge.py', '--address', inject('temporalAddress'), '--task-queue', h.taskQueue, ...docs.flatMap((d) => ['--doc', d]), '--out', out]);
-    const events = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const { stdout } = await exec(python, [
+      'examples/python/start_merge.py',
+      '--address',
+      inject('temporalAddress'),
+      '--task-queue',
+      h.taskQueue,
+      ...docs.flatMap((d) => ['--doc', d]),
+      '--out',
+      out,
+    ]);
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(events.map((e) => e.event)).toEqual(['started', 'progress', 'completed']);
     expect((events[1]!.progress as { operationsTotal: number }).operationsTotal).toBe(9);
     const done = events[2] as { workflowId: string; bestScore: number; merged: string; llmCalls: number };
@@ -50,7 +62,17 @@ describe('starting runs from outside TypeScript', () => {
     const empty = join(dir, 'empty.txt');
     writeFileSync(empty, '');
     // A budget that is not positive violates the published schema (exclusiveMinimum 0).
-    const error = await exec(python, ['examples/python/start_merge.py', '--address', '127.0.0.1:1', '--doc', empty, '--doc', empty, '--budget-usd', '-1']).catch((e: { stderr: string; code: number }) => e);
+    const error = await exec(python, [
+      'examples/python/start_merge.py',
+      '--address',
+      '127.0.0.1:1',
+      '--doc',
+      empty,
+      '--doc',
+      empty,
+      '--budget-usd',
+      '-1',
+    ]).catch((e: { stderr: string; code: number }) => e);
     expect((error as { code: number }).code).not.toBe(0);
     expect((error as { stderr: string }).stderr).toMatch(/ValidationError.*-1/s);
   });
@@ -58,12 +80,36 @@ describe('starting runs from outside TypeScript', () => {
   it('the temporal CLI starts a run from a JSON file and queries it', async () => {
     const id = `got-cli-${Date.now()}`;
     const address = inject('temporalAddress');
-    await exec(temporal, ['workflow', 'start', '--address', address, '--type', 'graphOfThoughts', '--task-queue', h.taskQueue, '--workflow-id', id, '--input-file', 'examples/sorting-io-request.json']);
+    await exec(temporal, [
+      'workflow',
+      'start',
+      '--address',
+      address,
+      '--type',
+      'graphOfThoughts',
+      '--task-queue',
+      h.taskQueue,
+      '--workflow-id',
+      id,
+      '--input-file',
+      'examples/sorting-io-request.json',
+    ]);
     const result = (await h.client.workflow.getHandle(id).result()) as RunResult;
     expect(result.task).toBe('sorting');
     expect(result.grs.calls).toHaveLength(1);
     expect(result.best?.score).toBeTypeOf('number');
-    const { stdout } = await exec(temporal, ['workflow', 'query', '--address', address, '--workflow-id', id, '--type', 'progress', '--output', 'json']);
+    const { stdout } = await exec(temporal, [
+      'workflow',
+      'query',
+      '--address',
+      address,
+      '--workflow-id',
+      id,
+      '--type',
+      'progress',
+      '--output',
+      'json',
+    ]);
     expect(stdout).toMatch(/"operationsDone":\s*4/);
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resultOf, startRun } from '../src/client/runs';
-import type { RunRequestInput, RunResult } from '../src/run/request';
-import { ensureLocalModel, LOCAL_MODEL_ENV } from '../src/localllm/model';
-import { startLocalLlm, type LocalLlm } from '../src/localllm/server';
-import { TASKS } from '../src/tasks/registry';
 import { localLlmSettings } from '../src/cli/llm-source';
-import { startHarness, type Harness } from './support/harness';
+import { resultOf, startRun } from '../src/client/runs';
+import { ensureLocalModel, LOCAL_MODEL_ENV } from '../src/localllm/model';
+import { type LocalLlm, startLocalLlm } from '../src/localllm/server';
+import type { RunRequestInput, RunResult } from '../src/run/request';
+import { TASKS } from '../src/tasks/registry';
+import { type Harness, startHarness } from './support/harness';
 
 /**
  * Whole runs on a real model (SmolLM2-135M on the CPU): what is asserted is the machinery, never the
@@ -56,6 +56,9 @@ function expectHonestRun(result: RunResult, maxTokens: number) {
   const byStep = new Map<string, number[]>();
   for (const c of calls) byStep.set(c.id.replace(/-r\d+$/, ''), [...(byStep.get(c.id.replace(/-r\d+$/, '')) ?? []), c.reask ?? 0]);
   for (const [, reasks] of byStep) expect(reasks).toEqual(reasks.map((_, i) => i));
+  // What the model did, for the log: a 135M model often answers badly, and that is allowed here.
+  const reasks = calls.filter((c) => c.reask).length;
+  console.log(`${result.labels.scheme} ${result.task}-${result.labels.size}: ${result.status} · ${calls.length} calls (${reasks} re-asks) · ${thoughts.filter((t) => t.callId && !t.valid).length} of ${thoughts.filter((t) => t.callId).length} thoughts unusable · best score ${result.best?.score}${result.noAnswer ? ` · ${result.noAnswer.operation}: ${result.noAnswer.reason}` : ''}`);
   expect(['answered', 'noAnswer']).toContain(result.status);
   if (result.status === 'noAnswer') expect(result.noAnswer?.operation).toBeTruthy();
   else expect(result.final.some((t) => t.valid)).toBe(true);

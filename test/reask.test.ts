@@ -5,7 +5,7 @@ import type { RunRequestInput, RunResult } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 import { NON_ANSWER } from '../src/simllm/faults';
 import { sortingTask } from '../src/tasks/sorting';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 /**
  * Real models answer badly at times: an LLM step whose answers are unusable asks again (a new seed,
@@ -44,7 +44,8 @@ describe('an LLM step whose answers are unusable', () => {
     const [first, again] = splits;
     // The cut-off answer's thoughts stay in the graph, marked, but the split's outputs are the re-asked ones.
     expect(first!.outputThoughts.length).toBeGreaterThan(0);
-    for (const id of first!.outputThoughts) expect(result.grs.thoughts.find((t) => t.id === id)).toMatchObject({ valid: false, error: expect.stringMatching(/truncated/) });
+    for (const id of first!.outputThoughts)
+      expect(result.grs.thoughts.find((t) => t.id === id)).toMatchObject({ valid: false, error: expect.stringMatching(/truncated/) });
     const split = result.grs.operations.find((o) => o.id === 'split')!;
     expect(split.outputThoughts).toEqual(again!.outputThoughts);
     expect(split.outputThoughts.every((id) => result.grs.thoughts.find((t) => t.id === id)!.valid)).toBe(true);

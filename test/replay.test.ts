@@ -2,14 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { LlmStepResult } from '../activities';
 import type { Grs } from '../src/grs/types';
 import { rebuildGrs } from '../src/inspect/rebuild';
 import type { HumanScores, RunResult } from '../src/run/request';
-import type { LlmStepResult } from '../activities';
 import { PATCH } from '../src/run/wire';
 import { bundleGotWorkflows } from '../worker/create';
 
@@ -28,9 +28,9 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url)
 /**
  * Recorded before the fast-steps patch (request parsed in the workflow, local activities for
  * checks), then with it (LLM results carrying checks as a parallel array), then with each thought
- * carrying its own checks.
+ * carrying its own checks, then with steps that re-ask unusable answers (the `reask-unusable` patch).
  */
-const GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks'];
+const GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks', '4-reask-unusable'];
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
   'doc-merge-got-4',
@@ -46,12 +46,18 @@ const EXPECTED = GENERATIONS.flatMap((g) => RUNS.map((r) => `${g}/${r}`));
 const fixtures: { name: string; history: History }[] = GENERATIONS.flatMap((g) =>
   readdirSync(`${FIXTURES}${g}`)
     .filter((f) => f.endsWith('.json'))
-    .map((f) => ({ name: `${g}/${f.replace(/\.json$/, '')}`, history: historyFromJSON(JSON.parse(readFileSync(`${FIXTURES}${g}/${f}`, 'utf8'))) })),
+    .map((f) => ({
+      name: `${g}/${f.replace(/\.json$/, '')}`,
+      history: historyFromJSON(JSON.parse(readFileSync(`${FIXTURES}${g}/${f}`, 'utf8'))),
+    })),
 ).sort((a, b) => (a.name < b.name ? -1 : 1));
 const fixture = (name: string) => fixtures.find((f) => f.name === name)!.history;
 const patchesOf = (history: History): string[] =>
   history.events!.flatMap((e) => {
-    const data = e.markerRecordedEventAttributes?.markerName === 'core_patch' ? e.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0] : undefined;
+    const data =
+      e.markerRecordedEventAttributes?.markerName === 'core_patch'
+        ? e.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]
+        : undefined;
     return data ? [defaultPayloadConverter.fromPayload<{ id: string }>(data).id] : [];
   });
 
@@ -67,12 +73,16 @@ const noSinks = { grsReplay: { fact: { fn: () => undefined, callDuringReplay: fa
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   // The nondeterminism this file provokes on purpose would otherwise be logged as warnings by the SDK's core.
-  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  if (!Runtime._instance)
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+    });
   bundle = await bundleGotWorkflows();
 });
 
 describe('recorded histories replay against the current Controller', () => {
-  it('has, in every generation, a fixture for every task\'s GoT scheme, a failed run and a human-scored run', () => {
+  it("has, in every generation, a fixture for every task's GoT scheme, a failed run and a human-scored run", () => {
     expect(fixtures.map((f) => f.name)).toEqual(EXPECTED);
     for (const { name, history } of fixtures) {
       expect(history.events!.length, name).toBeGreaterThan(10);
@@ -92,9 +102,10 @@ describe('recorded histories replay against the current Controller', () => {
   });
 
   it('covers both paths of the Controller: runs recorded before PATCH.fastSteps and runs recorded with it', () => {
-    const localChecks = (history: History) => history.events!.filter((e) => /^(scoreThoughts|validateThoughts|checkGroundTruth)$/.test(localActivityType(e) ?? '')).length;
+    const localChecks = (history: History) =>
+      history.events!.filter((e) => /^(scoreThoughts|validateThoughts|checkGroundTruth)$/.test(localActivityType(e) ?? '')).length;
     for (const { name, history } of fixtures) {
-      expect(patchesOf(history), name).toEqual(name.startsWith('1-') ? [] : [PATCH.fastSteps]);
+      expect(patchesOf(history), name).toEqual(name.startsWith('1-') ? [] : name.startsWith('4-') ? [PATCH.reask] : [PATCH.fastSteps]);
       // With the patch, thoughts are checked by the LLM step that made them: no local activity does it.
       if (!name.startsWith('1-')) expect(localChecks(history), name).toBe(0);
     }
@@ -114,16 +125,19 @@ describe('recorded histories replay against the current Controller', () => {
     expect(shapes('3-thought-checks')).not.toContain('by index');
   });
 
-  it.each(EXPECTED.filter((n) => !n.endsWith('-failed')))('rebuilds the GRS of %s from its history, equal to the GRS the run returned', async (name) => {
-    const history = fixture(name);
-    const result = completedResult(history);
-    expect(result, 'the run completed').toBeDefined();
-    const grs = await rebuildGrs(history, { workflowBundle: bundle });
-    expect(grs).toEqual(result!.grs);
-    expect(grs.operations.every((o) => o.status === 'done')).toBe(true);
-    expect(grs.thoughts.length).toBeGreaterThan(3);
-    expect(grs.calls.length).toBeGreaterThan(0);
-  });
+  it.each(EXPECTED.filter((n) => !n.endsWith('-failed')))(
+    'rebuilds the GRS of %s from its history, equal to the GRS the run returned',
+    async (name) => {
+      const history = fixture(name);
+      const result = completedResult(history);
+      expect(result, 'the run completed').toBeDefined();
+      const grs = await rebuildGrs(history, { workflowBundle: bundle });
+      expect(grs).toEqual(result!.grs);
+      expect(grs.operations.every((o) => o.status === 'done')).toBe(true);
+      expect(grs.thoughts.length).toBeGreaterThan(3);
+      expect(grs.calls.length).toBeGreaterThan(0);
+    },
+  );
 
   it.each(GENERATIONS)('rebuilds the partial GRS of the failed run (%s), naming the operation the run failed in', async (generation) => {
     const history = fixture(`${generation}/sorting-got-32-failed`);
@@ -144,7 +158,9 @@ describe('recorded histories replay against the current Controller', () => {
     const history = fixture(`${generation}/sorting-human-32`);
     const accepted = history.events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
     expect(accepted).toHaveLength(1);
-    const sent = defaultPayloadConverter.fromPayload<HumanScores>(accepted[0]!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0]!);
+    const sent = defaultPayloadConverter.fromPayload<HumanScores>(
+      accepted[0]!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0]!,
+    );
     const grs: Grs = await rebuildGrs(history, { workflowBundle: bundle });
     const rate = grs.operations.find((o) => o.id === 'rate')!;
     expect(rate.note).toBe(`scored by ${sent.by}`);
@@ -168,14 +184,23 @@ describe('the replay test catches an incompatible Controller', () => {
     expect(error).toBeInstanceOf(DeterminismViolationError);
     expect(error!.message).toMatch(/nondeterminism/i);
     // The same history replays cleanly against the real Controller (see above), so the alteration is what broke it.
-    await expect(Worker.runReplayHistory({ workflowBundle: reordered, replayName: 'replay-reordered-single', sinks: noSinks }, fixture('2-fast-steps/sorting-got-32'))).rejects.toThrow(DeterminismViolationError);
+    await expect(
+      Worker.runReplayHistory(
+        { workflowBundle: reordered, replayName: 'replay-reordered-single', sinks: noSinks },
+        fixture('2-fast-steps/sorting-got-32'),
+      ),
+    ).rejects.toThrow(DeterminismViolationError);
   });
 });
 
 /** The results of a history's LLM steps (`callLlm` activities), as the workflow received them. */
 function llmStepResults(history: History): LlmStepResult[] {
   const events = history.events!;
-  const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]));
+  const scheduled = new Map(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]),
+  );
   return events.flatMap((e) => {
     const done = e.activityTaskCompletedEventAttributes;
     if (!done || scheduled.get(String(done.scheduledEventId)) !== 'callLlm') return [];

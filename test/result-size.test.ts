@@ -3,7 +3,14 @@ import type { Thought } from '../src/grs/types';
 import type { RunResult } from '../src/run/request';
 import { fitPayloadLimit } from '../workflows/result';
 
-const thought = (id: string, size: number): Thought => ({ id, operationId: id.split('/')[0]!, parents: [], state: { text: 'x'.repeat(size) }, valid: true, score: 1 });
+const thought = (id: string, size: number): Thought => ({
+  id,
+  operationId: id.split('/')[0]!,
+  parents: [],
+  state: { text: 'x'.repeat(size) },
+  valid: true,
+  score: 1,
+});
 
 function result(thoughts: Thought[]): RunResult {
   const last = thoughts.at(-1)!;
@@ -12,11 +19,19 @@ function result(thoughts: Thought[]): RunResult {
     labels: {},
     final: [last],
     best: last,
-    grs: { task: 'sorting', finalOperations: [], thoughts, operations: [], calls: [], totals: { llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 }, budgetExhausted: false },
+    grs: {
+      task: 'sorting',
+      finalOperations: [],
+      thoughts,
+      operations: [],
+      calls: [],
+      totals: { llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
+      budgetExhausted: false,
+    },
   };
 }
 
-describe('a run result within Temporal\'s payload limit', () => {
+describe("a run result within Temporal's payload limit", () => {
   it('is returned unchanged when it fits', () => {
     const small = result([thought('a/0.0', 1000), thought('b/0.0', 1000)]);
     expect(fitPayloadLimit(small)).toBe(small);

@@ -37,7 +37,9 @@ describe('checkRun', () => {
   });
 
   it('keeps given settings and fills the rest of llm', () => {
-    const checked = checkRun(validRun({ llm: { temperature: 0.2, model: 'gpt-x' }, seed: 5, budget: { maxCostUsd: 1.5 }, labels: { scheme: 'io', size: 32 } }));
+    const checked = checkRun(
+      validRun({ llm: { temperature: 0.2, model: 'gpt-x' }, seed: 5, budget: { maxCostUsd: 1.5 }, labels: { scheme: 'io', size: 32 } }),
+    );
     expect(checked.request.llm).toMatchObject({ temperature: 0.2, model: 'gpt-x', maxAttempts: 8, pricing: { inputPerMTok: 1.5 } });
     expect(checked.request.seed).toBe(5);
     expect(checked.request.budget).toEqual({ maxCostUsd: 1.5 });
@@ -47,7 +49,9 @@ describe('checkRun', () => {
   it.each(Object.keys(sortingTask.schemes).flatMap((scheme) => sortingTask.sizes.map((size) => ({ scheme, size }))))(
     'accepts the $scheme scheme at $size',
     ({ scheme, size }) => {
-      expect(() => checkRun(validRun({ goo: sortingTask.schemes[scheme]!({ size }), problem: sortingTask.generateProblem(size, 1) }))).not.toThrow();
+      expect(() =>
+        checkRun(validRun({ goo: sortingTask.schemes[scheme]!({ size }), problem: sortingTask.generateProblem(size, 1) })),
+      ).not.toThrow();
     },
   );
 
@@ -76,18 +80,38 @@ describe('checkRun', () => {
     { name: 'a problem list of strings', input: validRun({ problem: { list: ['1', '2'] } }), path: /^problem\.list\[0\]$/, message: /./ },
     { name: 'a problem list too short', input: validRun({ problem: { list: [1] } }), path: /^problem\.list$/, message: /at least 2/ },
     { name: 'a problem that is a bare list', input: validRun({ problem: [3, 1, 2] }), path: /^problem/, message: /./ },
-    { name: 'a prompt the task does not have', input: validRun({ goo: withPrompt() }), path: /^goo\.operations\[1\]\.prompt$/, message: /no prompt "translate".*sort, sortCot/ },
-    { name: 'an llm scorer on a task without one', input: validRun({ goo: withLlmScorer() }), path: /^goo\.operations\[1\]\.scorer$/, message: /LLM scorer "rate"/ },
+    {
+      name: 'a prompt the task does not have',
+      input: validRun({ goo: withPrompt() }),
+      path: /^goo\.operations\[1\]\.prompt$/,
+      message: /no prompt "translate".*sort, sortCot/,
+    },
+    {
+      name: 'an llm scorer on a task without one',
+      input: validRun({ goo: withLlmScorer() }),
+      path: /^goo\.operations\[1\]\.scorer$/,
+      message: /LLM scorer "rate"/,
+    },
     { name: 'a negative budget', input: validRun({ budget: { maxCostUsd: -1 } }), path: /^budget\.maxCostUsd$/, message: /positive/ },
     { name: 'a zero token budget', input: validRun({ budget: { maxTokens: 0 } }), path: /^budget\.maxTokens$/, message: /positive/ },
     { name: 'an empty budget', input: validRun({ budget: {} }), path: /^budget$/, message: /maxCostUsd or maxTokens/ },
     { name: 'a temperature above 2', input: validRun({ llm: { temperature: 2.5 } }), path: /^llm\.temperature$/, message: /./ },
     { name: 'a negative temperature', input: validRun({ llm: { temperature: -0.1 } }), path: /^llm\.temperature$/, message: /./ },
-    { name: 'a negative price', input: validRun({ llm: { pricing: { inputPerMTok: -1 } } }), path: /^llm\.pricing\.inputPerMTok$/, message: /./ },
+    {
+      name: 'a negative price',
+      input: validRun({ llm: { pricing: { inputPerMTok: -1 } } }),
+      path: /^llm\.pricing\.inputPerMTok$/,
+      message: /./,
+    },
     { name: 'a negative seed', input: validRun({ seed: -1 }), path: /^seed$/, message: /./ },
     { name: 'an unknown top-level field', input: validRun({ apiKey: 'sk-...' } as never), path: /^$/, message: /apiKey/ },
     { name: 'a GoO with a cycle', input: validRun({ goo: withCycle }), path: /^goo\.operations$/, message: /cycle: .*a.*b|cycle: .*b.*a/ },
-    { name: 'a GoO with an unknown operation type', input: validRun({ goo: { operations: [{ id: 'x', type: 'dance' }] } }), path: /^goo\.operations\[0\]\.type$/, message: /./ },
+    {
+      name: 'a GoO with an unknown operation type',
+      input: validRun({ goo: { operations: [{ id: 'x', type: 'dance' }] } }),
+      path: /^goo\.operations\[0\]\.type$/,
+      message: /./,
+    },
   ])('refuses $name', ({ input, path, message }) => {
     const issues = issuesOf(input);
     const hit = issues.find((i) => path.test(i.path) && message.test(i.message));
@@ -177,13 +201,23 @@ describe('classifyLlmError', () => {
   });
 
   it('prefers retry-after-ms', () => {
-    const error = new OpenAI.RateLimitError(429, { message: 'slow down' }, undefined, new Headers({ 'retry-after-ms': '350', 'retry-after': '9' }));
+    const error = new OpenAI.RateLimitError(
+      429,
+      { message: 'slow down' },
+      undefined,
+      new Headers({ 'retry-after-ms': '350', 'retry-after': '9' }),
+    );
     expect(classifyLlmError(error, url)).toMatchObject({ retryAfterMs: 350 });
   });
 
   it('reads retry-after as an HTTP date', () => {
     const at = Date.now() + 60_000;
-    const error = new OpenAI.RateLimitError(429, { message: 'slow down' }, undefined, new Headers({ 'retry-after': new Date(at).toUTCString() }));
+    const error = new OpenAI.RateLimitError(
+      429,
+      { message: 'slow down' },
+      undefined,
+      new Headers({ 'retry-after': new Date(at).toUTCString() }),
+    );
     const fault = classifyLlmError(error, url);
     expect(fault.retryable && fault.retryAfterMs).toBeGreaterThan(55_000);
     expect(fault.retryable && fault.retryAfterMs).toBeLessThanOrEqual(60_000);

@@ -8,7 +8,7 @@ import { resultOf, startRun } from '../src/client/runs';
 import type { RunRequestInput } from '../src/run/request';
 import { startSimulatedLlm } from '../src/simllm/server';
 import { sortingTask } from '../src/tasks/sorting';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 /**
  * The API key lives in the worker's environment only: it must never reach a workflow's input, its
@@ -30,11 +30,16 @@ beforeAll(async () => {
   // This file's Runtime records every log line; the harness installs its own only when none is installed yet.
   expect(Runtime._instance).toBeUndefined();
   Runtime.install({
-    logger: new DefaultLogger('DEBUG', (entry) => logLines.push(`${entry.level} ${entry.message} ${inspect(entry.meta, { depth: 8, breakLength: Infinity })}`)),
+    logger: new DefaultLogger('DEBUG', (entry) =>
+      logLines.push(`${entry.level} ${entry.message} ${inspect(entry.meta, { depth: 8, breakLength: Infinity })}`),
+    ),
     telemetryOptions: { logging: { filter: { core: 'INFO', other: 'INFO' }, forward: {} } },
   });
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logLines.push(`console.${level} ${args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 8 }))).join(' ')}`));
+    vi.spyOn(console, level).mockImplementation(
+      (...args: unknown[]) =>
+        void logLines.push(`console.${level} ${args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 8 }))).join(' ')}`),
+    );
   }
   h = await startHarness({ apiKey: KEY });
 });
@@ -77,13 +82,19 @@ describe('the API key', () => {
     expect(leaks(JSON.stringify(result))).toEqual([]);
 
     // Log lines reach the Runtime's logger a little after the run ends: wait for the run's last one.
-    await vi.waitFor(() => expect(logLines.some((l) => /^DEBUG Workflow completed/.test(l) && l.includes(handle.workflowId))).toBe(true), { timeout: 15_000 });
-    expect(logLines.filter((l) => /Activity completed/.test(l) && l.includes(handle.workflowId) && l.includes('callLlm')).length).toBeGreaterThan(3);
+    await vi.waitFor(() => expect(logLines.some((l) => /^DEBUG Workflow completed/.test(l) && l.includes(handle.workflowId))).toBe(true), {
+      timeout: 15_000,
+    });
+    expect(
+      logLines.filter((l) => /Activity completed/.test(l) && l.includes(handle.workflowId) && l.includes('callLlm')).length,
+    ).toBeGreaterThan(3);
     expect(leaks(logLines.join('\n'))).toEqual([]);
   });
 
   it('is not in the error, the history or the logs of a run the endpoint refused with 401', async () => {
-    h.llm.injectFaults([{ status: 401, message: 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.' }]);
+    h.llm.injectFaults([
+      { status: 401, message: 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.' },
+    ]);
     const linesBefore = logLines.length;
     const handle = await startRun(h.client, sortingRun('io', 32), { taskQueue: h.taskQueue });
     const error = await resultOf(handle).catch((e: unknown) => e);
@@ -99,7 +110,9 @@ describe('the API key', () => {
     expect(leaks(bytes)).toEqual([]);
 
     // Log lines reach the Runtime's logger a little after the run ends.
-    await vi.waitFor(() => expect(logLines.some((l) => /^\w+ Workflow failed/.test(l) && l.includes(handle.workflowId))).toBe(true), { timeout: 15_000 });
+    await vi.waitFor(() => expect(logLines.some((l) => /^\w+ Workflow failed/.test(l) && l.includes(handle.workflowId))).toBe(true), {
+      timeout: 15_000,
+    });
     const lines = logLines.slice(linesBefore).join('\n');
     expect(lines).toMatch(/Activity failed[\s\S]*API key rejected by http/);
     expect(leaks(lines)).toEqual([]);
@@ -125,7 +138,10 @@ describe('the simulated LLM', () => {
       const problem = sortingTask.generateProblem(32, 1);
       const prompt = sortingTask.buildPrompt({ prompt: 'sort', problem, thoughts: [sortingTask.rootState(problem)], params: {} });
       const call = (path: string, init: RequestInit = {}) =>
-        fetch(`http://127.0.0.1:${sim.port}${path}`, { ...init, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-api-key': KEY } });
+        fetch(`http://127.0.0.1:${sim.port}${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-api-key': KEY },
+        });
       const chat = (body: string) => call('/v1/chat/completions', { method: 'POST', body });
       sim.injectFaults([{ status: 401 }]);
       const answers = [

@@ -2,16 +2,28 @@ import { describe, expect, it } from 'vitest';
 import type { Operation } from '../src/goo/schema';
 import { improveSampler, intersectLambda, setIntersectionResponder, systematicShare } from '../src/simllm/set-intersection';
 import { readCsv } from '../src/tasks/dataset';
-import { setIntersectionTask as task, type SetIntersectionState } from '../src/tasks/set-intersection';
+import { type SetIntersectionState, setIntersectionTask as task } from '../src/tasks/set-intersection';
 import { generateSetIntersectionProblem, parseSetIntersectionCsv } from '../src/tasks/set-intersection/dataset';
 import { findIntegerLists, jsonLists, lastIntegerList } from '../src/tasks/set-intersection/parse';
 import { fmt, SET_INTERSECTION_MARKERS } from '../src/tasks/set-intersection/prompts';
 import { errorScope, intersect, intersectionErrors, UNPARSEABLE_SCORE } from '../src/tasks/set-intersection/score';
 import type { PromptRequest } from '../src/tasks/task';
 import { seededRandom } from '../src/util/random';
-import { validationIssues, readSharedData, expectSchemesWellFormed, gooGraph, expectKeepBest1, expectLocalScore, sameSet } from './support/tasks';
+import {
+  expectKeepBest1,
+  expectLocalScore,
+  expectSchemesWellFormed,
+  gooGraph,
+  readSharedData,
+  sameSet,
+  validationIssues,
+} from './support/tasks';
 
-const req = (prompt: string, thoughts: SetIntersectionState[], params: Record<string, unknown> = {}): PromptRequest => ({ prompt, params, thoughts });
+const req = (prompt: string, thoughts: SetIntersectionState[], params: Record<string, unknown> = {}): PromptRequest => ({
+  prompt,
+  params,
+  thoughts,
+});
 
 /* ------------------------------------------------------------------ score */
 
@@ -93,7 +105,7 @@ describe('setIntersectionTask.parseResponse', () => {
     expect(out[0]).toMatchObject({ valid: true, state: { ...root, result: [3, 4] } });
   });
 
-  it('merge: the subset is the union of the parents\' subsets, without a part', () => {
+  it("merge: the subset is the union of the parents' subsets, without a part", () => {
     const a: SetIntersectionState = { set1: [1, 2, 3], subset: [1, 7], result: [1], part: 0 };
     const b: SetIntersectionState = { set1: [1, 2, 3], subset: [3, 8], result: [3], part: 1 };
     const out = task.parseResponse(req('merge', [a, b]), '[1, 3]');
@@ -102,14 +114,17 @@ describe('setIntersectionTask.parseResponse', () => {
     expect(task.score!(out[0]!.state, { set1: [1, 2, 3], set2: [1, 7, 3, 8] })).toBe(0);
   });
 
-  it.each(['intersect', 'intersectCot', 'improve', 'merge'])('%s: an answer without a list is one invalid thought that scores the sentinel', (prompt) => {
-    const out = task.parseResponse(req(prompt, prompt === 'merge' ? [root, root] : [root]), 'Sure! Here is the answer you asked for.');
-    expect(out).toHaveLength(1);
-    expect(out[0]!.valid).toBe(false);
-    expect(out[0]!.error).toBeTruthy();
-    expect(out[0]!.state.result).toBeUndefined();
-    expect(task.score!(out[0]!.state, { set1: root.set1, set2: root.subset })).toBe(UNPARSEABLE_SCORE);
-  });
+  it.each(['intersect', 'intersectCot', 'improve', 'merge'])(
+    '%s: an answer without a list is one invalid thought that scores the sentinel',
+    (prompt) => {
+      const out = task.parseResponse(req(prompt, prompt === 'merge' ? [root, root] : [root]), 'Sure! Here is the answer you asked for.');
+      expect(out).toHaveLength(1);
+      expect(out[0]!.valid).toBe(false);
+      expect(out[0]!.error).toBeTruthy();
+      expect(out[0]!.state.result).toBeUndefined();
+      expect(task.score!(out[0]!.state, { set1: root.set1, set2: root.subset })).toBe(UNPARSEABLE_SCORE);
+    },
+  );
 
   describe('split', () => {
     const set2 = Array.from({ length: 32 }, (_, i) => (i * 5 + 3) % 64);
@@ -130,7 +145,9 @@ describe('setIntersectionTask.parseResponse', () => {
       const out = task.parseResponse(req('split', [parent], { parts: 2 }), JSON.stringify({ 'List 1': wrong, 'List 2': slice(1) }));
       expect(out[0]!.state).toMatchObject({ given: wrong, subset: slice(0) });
       // the next prompt shows the model's copy as Set 2
-      expect(task.buildPrompt(req('intersect', [out[0]!.state as SetIntersectionState]))[0]!.content.endsWith(`Set 2: ${fmt(wrong)}`)).toBe(true);
+      expect(task.buildPrompt(req('intersect', [out[0]!.state as SetIntersectionState]))[0]!.content.endsWith(`Set 2: ${fmt(wrong)}`)).toBe(
+        true,
+      );
     });
 
     it('falls back to the last lists without JSON, and makes 4 parts of 8 when asked', () => {
@@ -154,12 +171,24 @@ describe('setIntersectionTask.buildPrompt', () => {
   const set1 = [40, 2, 17, 33, 8, 61, 25, 12];
   const set2 = [5, 17, 44, 8, 30, 61, 9, 50];
   const attempt = [17, 8, 9];
-  const table: { prompt: keyof typeof SET_INTERSECTION_MARKERS; thoughts: SetIntersectionState[]; params?: Record<string, unknown>; last: number[][] }[] = [
+  const table: {
+    prompt: keyof typeof SET_INTERSECTION_MARKERS;
+    thoughts: SetIntersectionState[];
+    params?: Record<string, unknown>;
+    last: number[][];
+  }[] = [
     { prompt: 'intersect', thoughts: [{ set1, subset: set2 }], last: [set1, set2] },
     { prompt: 'intersectCot', thoughts: [{ set1, subset: set2 }], last: [set1, set2] },
     { prompt: 'improve', thoughts: [{ set1, subset: set2, result: attempt }], last: [set1, set2, attempt] },
     { prompt: 'split', thoughts: [{ set1, subset: set2 }], params: { parts: 2 }, last: [set2] },
-    { prompt: 'merge', thoughts: [{ set1, subset: [], result: [1, 2] }, { set1, subset: [], result: [3] }], last: [[1, 2], [3]] },
+    {
+      prompt: 'merge',
+      thoughts: [
+        { set1, subset: [], result: [1, 2] },
+        { set1, subset: [], result: [3] },
+      ],
+      last: [[1, 2], [3]],
+    },
   ];
 
   it.each(table)('$prompt: contains its marker and ends with the real input', ({ prompt, thoughts, params, last }) => {
@@ -238,7 +267,6 @@ describe('setIntersectionTask problem, score and groundTruth', () => {
 
 /* ------------------------------------------------------------------ scheme shapes */
 
-
 describe('set intersection schemes against REFERENCE-GOO.md', () => {
   it.each([
     ['io', 'intersect'],
@@ -262,77 +290,83 @@ describe('set intersection schemes against REFERENCE-GOO.md', () => {
     { scheme: 'tot2', size: 32, k: 10, levels: 2 },
     { scheme: 'tot2', size: 64, k: 10, levels: 6 },
     { scheme: 'tot2', size: 128, k: 10, levels: 8 },
-  ])('$scheme at $size: intersect(k=$k) then $levels improve levels kept against the previous best, then groundTruth', ({ scheme, size, k, levels }) => {
-    const goo = task.schemes[scheme]!({ size });
-    const g = gooGraph(goo);
-    expect(g.roots).toHaveLength(1);
-    expect(g.roots[0]).toMatchObject({ type: 'generate', prompt: 'intersect', k });
-    const firstScore = g.one(g.roots[0]!.id, 'score');
-    expectLocalScore(firstScore);
-    let best = g.one(firstScore.id, 'keepBestN');
-    expectKeepBest1(best);
-    for (let level = 0; level < levels; level++) {
-      const gen = g.one(best.id, 'generate');
-      expect(gen).toMatchObject({ prompt: 'improve', k, inputs: [best.id] });
-      const score = g.one(gen.id, 'score');
-      expect(score.inputs).toEqual([gen.id]);
-      const keep = g.one(score.id, 'keepBestN');
-      expectKeepBest1(keep);
-      sameSet(keep.inputs, [score.id, best.id]);
-      best = keep;
-    }
-    // straight to GroundTruth: no final Keep, as the reference
-    const gt = g.one(best.id, 'groundTruth');
-    expect(g.a.sinks).toEqual([gt.id]);
-    expect(goo.operations).toHaveLength(3 + 3 * levels + 1);
-  });
+  ])(
+    '$scheme at $size: intersect(k=$k) then $levels improve levels kept against the previous best, then groundTruth',
+    ({ scheme, size, k, levels }) => {
+      const goo = task.schemes[scheme]!({ size });
+      const g = gooGraph(goo);
+      expect(g.roots).toHaveLength(1);
+      expect(g.roots[0]).toMatchObject({ type: 'generate', prompt: 'intersect', k });
+      const firstScore = g.one(g.roots[0]!.id, 'score');
+      expectLocalScore(firstScore);
+      let best = g.one(firstScore.id, 'keepBestN');
+      expectKeepBest1(best);
+      for (let level = 0; level < levels; level++) {
+        const gen = g.one(best.id, 'generate');
+        expect(gen).toMatchObject({ prompt: 'improve', k, inputs: [best.id] });
+        const score = g.one(gen.id, 'score');
+        expect(score.inputs).toEqual([gen.id]);
+        const keep = g.one(score.id, 'keepBestN');
+        expectKeepBest1(keep);
+        sameSet(keep.inputs, [score.id, best.id]);
+        best = keep;
+      }
+      // straight to GroundTruth: no final Keep, as the reference
+      const gt = g.one(best.id, 'groundTruth');
+      expect(g.a.sinks).toEqual([gt.id]);
+      expect(goo.operations).toHaveLength(3 + 3 * levels + 1);
+    },
+  );
 
   it.each([
     { size: 32, parts: 2, mergeK: 10 },
     { size: 64, parts: 4, mergeK: 10 },
     { size: 128, parts: 8, mergeK: 5 },
-  ])('got at $size: split into $parts, intersect k=5 per part, binary merge tree of aggregate k=$mergeK, no improve', ({ size, parts, mergeK }) => {
-    const goo = task.schemes.got!({ size });
-    const g = gooGraph(goo);
-    expect(g.roots).toHaveLength(1);
-    const split = g.roots[0]!;
-    expect(split).toMatchObject({ type: 'generate', prompt: 'split', k: 1, params: { parts } });
-    const selectors = g.succ(split.id);
-    expect(selectors).toHaveLength(parts);
-    let level: Operation[] = selectors.map((sel, i) => {
-      expect(sel).toMatchObject({ type: 'selector', where: { part: i }, inputs: [split.id] });
-      const gen = g.one(sel.id, 'generate');
-      expect(gen).toMatchObject({ prompt: 'intersect', k: 5, inputs: [sel.id] });
-      const score = g.one(gen.id, 'score');
-      expectLocalScore(score);
-      const keep = g.one(score.id, 'keepBestN');
-      expectKeepBest1(keep);
-      return keep;
-    });
-    let merges = 0;
-    while (level.length > 1) {
-      const next: Operation[] = [];
-      for (let i = 0; i < level.length; i += 2) {
-        const agg = g.one(level[i]!.id, 'aggregate');
-        expect(agg).toMatchObject({ prompt: 'merge', k: mergeK, inputs: [level[i]!.id, level[i + 1]!.id] });
-        const score = g.one(agg.id, 'score');
+  ])(
+    'got at $size: split into $parts, intersect k=5 per part, binary merge tree of aggregate k=$mergeK, no improve',
+    ({ size, parts, mergeK }) => {
+      const goo = task.schemes.got!({ size });
+      const g = gooGraph(goo);
+      expect(g.roots).toHaveLength(1);
+      const split = g.roots[0]!;
+      expect(split).toMatchObject({ type: 'generate', prompt: 'split', k: 1, params: { parts } });
+      const selectors = g.succ(split.id);
+      expect(selectors).toHaveLength(parts);
+      let level: Operation[] = selectors.map((sel, i) => {
+        expect(sel).toMatchObject({ type: 'selector', where: { part: i }, inputs: [split.id] });
+        const gen = g.one(sel.id, 'generate');
+        expect(gen).toMatchObject({ prompt: 'intersect', k: 5, inputs: [sel.id] });
+        const score = g.one(gen.id, 'score');
         expectLocalScore(score);
         const keep = g.one(score.id, 'keepBestN');
         expectKeepBest1(keep);
-        expect(g.succ(keep.id).filter((o) => o.type === 'generate')).toHaveLength(0);
-        next.push(keep);
-        merges++;
+        return keep;
+      });
+      let merges = 0;
+      while (level.length > 1) {
+        const next: Operation[] = [];
+        for (let i = 0; i < level.length; i += 2) {
+          const agg = g.one(level[i]!.id, 'aggregate');
+          expect(agg).toMatchObject({ prompt: 'merge', k: mergeK, inputs: [level[i]!.id, level[i + 1]!.id] });
+          const score = g.one(agg.id, 'score');
+          expectLocalScore(score);
+          const keep = g.one(score.id, 'keepBestN');
+          expectKeepBest1(keep);
+          expect(g.succ(keep.id).filter((o) => o.type === 'generate')).toHaveLength(0);
+          next.push(keep);
+          merges++;
+        }
+        level = next;
       }
-      level = next;
-    }
-    expect(merges).toBe(parts - 1);
-    const gt = g.one(level[0]!.id, 'groundTruth');
-    expect(g.a.sinks).toEqual([gt.id]);
-    expect(goo.operations.some((o) => 'prompt' in o && o.prompt === 'improve')).toBe(false);
-    expect(goo.operations).toHaveLength(1 + 4 * parts + 3 * (parts - 1) + 1);
-  });
+      expect(merges).toBe(parts - 1);
+      const gt = g.one(level[0]!.id, 'groundTruth');
+      expect(g.a.sinks).toEqual([gt.id]);
+      expect(goo.operations.some((o) => 'prompt' in o && o.prompt === 'improve')).toBe(false);
+      expect(goo.operations).toHaveLength(1 + 4 * parts + 3 * (parts - 1) + 1);
+    },
+  );
 
-  it('every scheme has unique ids, validates at every size and uses only the task\'s prompts', () => {
+  it("every scheme has unique ids, validates at every size and uses only the task's prompts", () => {
     expectSchemesWellFormed(task);
   });
 });
@@ -340,7 +374,6 @@ describe('set intersection schemes against REFERENCE-GOO.md', () => {
 /* ------------------------------------------------------------------ dataset */
 
 describe('set intersection dataset', () => {
-
   it.each([
     { file: 'set_intersection_032.csv', size: 32 },
     { file: 'set_intersection_064.csv', size: 64 },
@@ -425,9 +458,20 @@ describe('simulated set intersection answers', () => {
   it('recognises each prompt of the task and nothing else', () => {
     const root: SetIntersectionState = { set1: [1, 2, 3], subset: [2, 3, 4] };
     for (const prompt of ['intersect', 'intersectCot', 'improve', 'split'] as const) {
-      expect(setIntersectionResponder(task.buildPrompt(req(prompt, [{ ...root, result: [2] }], { parts: 2 }))[0]!.content)?.kind).toBe(`set-intersection.${prompt}`);
+      expect(setIntersectionResponder(task.buildPrompt(req(prompt, [{ ...root, result: [2] }], { parts: 2 }))[0]!.content)?.kind).toBe(
+        `set-intersection.${prompt}`,
+      );
     }
-    expect(setIntersectionResponder(task.buildPrompt(req('merge', [{ ...root, result: [2] }, { ...root, result: [3] }]))[0]!.content)?.kind).toBe('set-intersection.merge');
+    expect(
+      setIntersectionResponder(
+        task.buildPrompt(
+          req('merge', [
+            { ...root, result: [2] },
+            { ...root, result: [3] },
+          ]),
+        )[0]!.content,
+      )?.kind,
+    ).toBe('set-intersection.merge');
     expect(setIntersectionResponder('Put the numbers of the list below into ascending order.\nInput: [3, 1]')).toBeUndefined();
   });
 

@@ -1,8 +1,8 @@
 import OpenAI, { BadRequestError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulatedLlm, type SimulatedLlm } from '../src/simllm/server';
+import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
 import { improveAttempt, sortingLambda, sortingResponder } from '../src/simllm/sorting';
-import { sortingTask, type SortingState } from '../src/tasks/sorting';
+import { type SortingState, sortingTask } from '../src/tasks/sorting';
 import { lastIntegerList } from '../src/tasks/sorting/parse';
 import { improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from '../src/tasks/sorting/prompts';
 import { errorScope } from '../src/tasks/sorting/score';
@@ -48,7 +48,11 @@ describe('simulated sorting answers', () => {
 
   it('makes more mistakes on longer lists, but far fewer than the length', () => {
     const means = [16, 32, 64, 128].map((length) =>
-      meanError(200, (seed) => randomList(length, seed + 1000 * length), (list, seed) => answerTo(sortPrompt(list), seed)),
+      meanError(
+        200,
+        (seed) => randomList(length, seed + 1000 * length),
+        (list, seed) => answerTo(sortPrompt(list), seed),
+      ),
     );
     for (let i = 1; i < means.length; i++) expect(means[i]).toBeGreaterThan(means[i - 1]!);
     expect(means[0]).toBeGreaterThan(0);
@@ -86,7 +90,10 @@ describe('simulated sorting answers', () => {
       const state: SortingState = { unsorted: list, list };
       let answered = 0;
       for (let seed = 0; seed < 50; seed++) {
-        const thoughts = sortingTask.parseResponse({ prompt: 'split', params: { parts }, thoughts: [state] }, answerTo(splitPrompt(list, parts), seed));
+        const thoughts = sortingTask.parseResponse(
+          { prompt: 'split', params: { parts }, thoughts: [state] },
+          answerTo(splitPrompt(list, parts), seed),
+        );
         if (!thoughts[0]!.valid) continue;
         answered++;
         expect(thoughts).toHaveLength(parts);
@@ -98,8 +105,18 @@ describe('simulated sorting answers', () => {
   it('merges the two lists of the prompt', () => {
     const a = randomList(16, 1).sort((x, y) => x - y);
     const b = randomList(16, 2).sort((x, y) => x - y);
-    const error = meanError(100, () => [...a, ...b], (_, seed) => answerTo(mergePrompt(a, b), seed));
-    expect(error).toBeLessThan(meanError(100, () => [...a, ...b], (l, seed) => answerTo(sortPrompt(l), seed)));
+    const error = meanError(
+      100,
+      () => [...a, ...b],
+      (_, seed) => answerTo(mergePrompt(a, b), seed),
+    );
+    expect(error).toBeLessThan(
+      meanError(
+        100,
+        () => [...a, ...b],
+        (l, seed) => answerTo(sortPrompt(l), seed),
+      ),
+    );
   });
 });
 
@@ -178,7 +195,11 @@ describe('simulated LLM server', () => {
   });
 
   it('rejects bad JSON with a 400', async () => {
-    const res = await fetch(`${sim.baseURL}/chat/completions`, { method: 'POST', body: '{not json', headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`${sim.baseURL}/chat/completions`, {
+      method: 'POST',
+      body: '{not json',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
   });

@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { GoO, Operation } from '../src/goo/schema';
 import { readCsv } from '../src/tasks/dataset';
-import { sortingTask, type SortingState } from '../src/tasks/sorting';
+import { type SortingState, sortingTask } from '../src/tasks/sorting';
 import { generateSortingProblem, parseSortingCsv } from '../src/tasks/sorting/dataset';
 import { findIntegerLists, lastIntegerList } from '../src/tasks/sorting/parse';
 import { fmt, SORTING_MARKERS } from '../src/tasks/sorting/prompts';
 import { errorScope, UNPARSEABLE_SCORE } from '../src/tasks/sorting/score';
 import type { PromptRequest } from '../src/tasks/task';
-import { validationIssues, readSharedData, expectSchemesWellFormed, gooGraph, expectKeepBest1, expectLocalScore, sameSet } from './support/tasks';
+import {
+  expectKeepBest1,
+  expectLocalScore,
+  expectSchemesWellFormed,
+  gooGraph,
+  readSharedData,
+  sameSet,
+  validationIssues,
+} from './support/tasks';
 
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
 
@@ -40,7 +48,14 @@ describe('parsing model output', () => {
   it.each([
     { name: 'text around a list', text: 'Sure! The answer is [1, 2, 3]. Hope it helps.', want: [[1, 2, 3]] },
     { name: 'no list', text: 'I cannot sort this.', want: [] },
-    { name: 'input restated before the answer', text: 'Input: [3, 1]\nOutput: [1, 3]', want: [[3, 1], [1, 3]] },
+    {
+      name: 'input restated before the answer',
+      text: 'Input: [3, 1]\nOutput: [1, 3]',
+      want: [
+        [3, 1],
+        [1, 3],
+      ],
+    },
     { name: 'nested brackets', text: '[[1, 2], [3]]', want: [[1, 2], [3]] },
     { name: 'non-integers', text: '[1.5, 2] [a, b] [1, 2, ] [1, ..., 9]', want: [] },
     { name: 'an empty list', text: 'Output: []', want: [[]] },
@@ -61,7 +76,11 @@ describe('parsing model output', () => {
   });
 });
 
-const req = (prompt: string, thoughts: SortingState[], params: Record<string, unknown> = {}): PromptRequest => ({ prompt, params, thoughts });
+const req = (prompt: string, thoughts: SortingState[], params: Record<string, unknown> = {}): PromptRequest => ({
+  prompt,
+  params,
+  thoughts,
+});
 
 describe('sortingTask.parseResponse', () => {
   const root: SortingState = { unsorted: [3, 1, 2, 0], list: [3, 1, 2, 0] };
@@ -90,7 +109,7 @@ describe('sortingTask.parseResponse', () => {
     expect(out[0]).toMatchObject({ valid: true, state: { unsorted: [3, 1, 2, 0], list: [0, 1, 2, 3] } });
   });
 
-  it('merge: unsorted is the concatenation of the parents\' unsorted lists, and no part', () => {
+  it("merge: unsorted is the concatenation of the parents' unsorted lists, and no part", () => {
     const a: SortingState = { unsorted: [3, 1], list: [1, 3], part: 0 };
     const b: SortingState = { unsorted: [2, 0], list: [0, 2], part: 1 };
     const out = sortingTask.parseResponse(req('merge', [a, b]), 'Merged: [0, 1, 2, 3]');
@@ -147,9 +166,15 @@ describe('sortingTask.parseResponse', () => {
       expectParts(sortingTask.parseResponse(req('split', [parent], { parts: 2 }), text), [half(0), half(1)]);
     });
 
-    it('keeps the model\'s (wrong) parts as lists but the true slices as unsorted', () => {
-      const wrong = [[1, 2, 3], [4, 5]];
-      const out = sortingTask.parseResponse(req('split', [parent], { parts: 2 }), JSON.stringify({ 'List 1': wrong[0], 'List 2': wrong[1] }));
+    it("keeps the model's (wrong) parts as lists but the true slices as unsorted", () => {
+      const wrong = [
+        [1, 2, 3],
+        [4, 5],
+      ];
+      const out = sortingTask.parseResponse(
+        req('split', [parent], { parts: 2 }),
+        JSON.stringify({ 'List 1': wrong[0], 'List 2': wrong[1] }),
+      );
       expectParts(out, wrong);
       expect(sortingTask.score!(out[0]!.state, { list })).toBeGreaterThan(0);
     });
@@ -180,7 +205,14 @@ describe('sortingTask.buildPrompt', () => {
     { prompt: 'sort', thoughts: [{ unsorted: [1], list: input }], last: [input] },
     { prompt: 'sortCot', thoughts: [{ unsorted: [1], list: input }], last: [input] },
     { prompt: 'split', thoughts: [{ unsorted: input, list: input }], params: { parts: 2 }, last: [input] },
-    { prompt: 'merge', thoughts: [{ unsorted: input, list: input }, { unsorted: other, list: other }], last: [input, other] },
+    {
+      prompt: 'merge',
+      thoughts: [
+        { unsorted: input, list: input },
+        { unsorted: other, list: other },
+      ],
+      last: [input, other],
+    },
     { prompt: 'improve', thoughts: [{ unsorted: other, list: input }], last: [other, input] },
   ];
 
@@ -204,7 +236,9 @@ describe('sortingTask.buildPrompt', () => {
   });
 
   it('refuses a prompt it does not have', () => {
-    expect(() => sortingTask.buildPrompt({ prompt: 'teleport', params: {}, thoughts: [{ unsorted: input, list: input }] })).toThrow(/teleport/);
+    expect(() => sortingTask.buildPrompt({ prompt: 'teleport', params: {}, thoughts: [{ unsorted: input, list: input }] })).toThrow(
+      /teleport/,
+    );
   });
 });
 
@@ -243,7 +277,6 @@ describe('sortingTask score, validate and groundTruth', () => {
 });
 
 /* ------------------------------------------------------------------ scheme shapes */
-
 
 describe('sorting schemes against REFERENCE-GOO.md', () => {
   it.each([
@@ -383,11 +416,14 @@ describe('sorting schemes against REFERENCE-GOO.md', () => {
     { size: 128, parts: 8 },
   ];
 
-  it.each(gotCases)('got at $size: split into $parts, sort k=5 per part, binary merge tree of aggregate k=10, final improve k=10', ({ size, parts }) => {
-    const { merges } = walkGot(sortingTask.schemes.got!({ size }), parts);
-    expect(merges).toHaveLength(parts - 1);
-    expect(merges.filter((m) => m.root)).toHaveLength(1);
-  });
+  it.each(gotCases)(
+    'got at $size: split into $parts, sort k=5 per part, binary merge tree of aggregate k=10, final improve k=10',
+    ({ size, parts }) => {
+      const { merges } = walkGot(sortingTask.schemes.got!({ size }), parts);
+      expect(merges).toHaveLength(parts - 1);
+      expect(merges.filter((m) => m.root)).toHaveLength(1);
+    },
+  );
 
   it.each(gotCases)('got at $size: every merge below the root is followed by improve k=5 (none for 32)', ({ size, parts }) => {
     const { merges } = walkGot(sortingTask.schemes.got!({ size }), parts);
@@ -413,7 +449,7 @@ describe('sorting schemes against REFERENCE-GOO.md', () => {
     expect(goo.operations.filter((o) => o.type === 'generate' && o.k === 5 && o.prompt === 'improve')).toHaveLength(improves);
   });
 
-  it('every scheme has unique ids, validates at every size and uses only the task\'s prompts', () => {
+  it("every scheme has unique ids, validates at every size and uses only the task's prompts", () => {
     expectSchemesWellFormed(sortingTask);
   });
 });
@@ -421,7 +457,6 @@ describe('sorting schemes against REFERENCE-GOO.md', () => {
 /* ------------------------------------------------------------------ dataset */
 
 describe('sorting dataset', () => {
-
   it.each([
     { file: 'sorting_032.csv', size: 32 },
     { file: 'sorting_064.csv', size: 64 },

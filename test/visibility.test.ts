@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import type { RunRequestInput } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -52,13 +52,18 @@ describe('what the Web UI shows of a run (checked through the client API)', () =
 
     // Every LLM activity says which operation it serves and which thoughts it reads.
     const history = await handle.fetchHistory();
-    const summaries = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => defaultPayloadConverter.fromPayload<string>(e.userMetadata!.summary!));
+    const summaries = history
+      .events!.filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => defaultPayloadConverter.fromPayload<string>(e.userMetadata!.summary!));
     expect(summaries).toHaveLength(result.grs.calls.length);
-    for (const call of result.grs.calls) expect(summaries.some((s) => s.startsWith(`${call.operationId}: `) && call.inputThoughts.every((t) => s.includes(t)))).toBe(true);
+    for (const call of result.grs.calls)
+      expect(summaries.some((s) => s.startsWith(`${call.operationId}: `) && call.inputThoughts.every((t) => s.includes(t)))).toBe(true);
 
     // The run's page shows its progress.
     const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-    expect(metadata.currentDetails).toMatch(new RegExp(`${result.grs.operations.length} of ${result.grs.operations.length} operations done`));
+    expect(metadata.currentDetails).toMatch(
+      new RegExp(`${result.grs.operations.length} of ${result.grs.operations.length} operations done`),
+    );
   });
 
   it('a failed run says so in its status', async () => {

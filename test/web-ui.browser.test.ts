@@ -1,15 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun, webUiLink } from '../src/client/runs';
-import { startDevServer, type DevServerHandle } from '../src/devserver/dev-server';
+import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
-import { startSimulatedLlm, type SimulatedLlm } from '../src/simllm/server';
+import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
 import { sortingTask } from '../src/tasks/sorting';
 import { createGotWorker } from '../worker/create';
 import { launchBrowser } from './support/browser';
@@ -46,7 +46,16 @@ afterAll(async () => {
 describe("the run's page in the dev server's Web UI", () => {
   it('shows the run and every LLM call by its operation summary', async () => {
     const client = new Client({ connection });
-    const handle = await startRun(client, { task: 'sorting', problem: sortingTask.generateProblem(32, 2), goo: sortingTask.schemes.got!({ size: 32 }), labels: { scheme: 'got', size: 32, sample: 2 } }, { taskQueue });
+    const handle = await startRun(
+      client,
+      {
+        task: 'sorting',
+        problem: sortingTask.generateProblem(32, 2),
+        goo: sortingTask.schemes.got!({ size: 32 }),
+        labels: { scheme: 'got', size: 32, sample: 2 },
+      },
+      { taskQueue },
+    );
     const result = await resultOf(handle);
     const page = await browser.newPage({ viewport: { width: 1600, height: 1200 } });
     await page.goto(webUiLink(server.uiUrl!, 'default', handle.workflowId, handle.firstExecutionRunId));
@@ -55,10 +64,13 @@ describe("the run's page in the dev server's Web UI", () => {
     const expected = [...new Set(result.grs.calls.map((c) => `${c.operationId}: ${c.purpose}`))];
     expect(expected).toEqual(expect.arrayContaining(['split: generate', 'merge-1: aggregate', 'improve-1: generate']));
     await expect
-      .poll(async () => {
-        const text = await page.locator('body').innerText();
-        return expected.filter((summary) => !text.includes(summary));
-      }, { timeout: 30_000, interval: 250 })
+      .poll(
+        async () => {
+          const text = await page.locator('body').innerText();
+          return expected.filter((summary) => !text.includes(summary));
+        },
+        { timeout: 30_000, interval: 250 },
+      )
       .toEqual([]);
     const text = await page.locator('body').innerText();
     expect(text).toContain(handle.workflowId);

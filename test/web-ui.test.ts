@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { Browser, Page } from 'playwright-core';
@@ -15,7 +15,7 @@ import type { Progress, RunRequestInput, RunResult } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES as SA } from '../src/run/search-attributes';
 import { sortingTask } from '../src/tasks/sorting';
 import { launchBrowser } from './support/browser';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 import { startUiStack, type UiStack } from './support/ui-server';
 
 /**
@@ -58,7 +58,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}${last ? `; last error: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}${last ? `; last error: ${String(last)}` : ''}`);
     await sleep(everyMs);
   }
 }
@@ -76,7 +77,10 @@ async function scheduledActivities(handle: WorkflowHandle): Promise<{ type: stri
 
 /** The summaries that name this call's operation (as their first word) and every thought it reads: exactly one is expected. */
 function summariesOf(call: LlmCall, summaries: string[]): string[] {
-  return summaries.filter((s) => s.startsWith(`${call.operationId}: `) && call.inputThoughts.every((t) => new RegExp(`(^|[\\s,])${escapeRe(t)}(,|\\s|$)`).test(s)));
+  return summaries.filter(
+    (s) =>
+      s.startsWith(`${call.operationId}: `) && call.inputThoughts.every((t) => new RegExp(`(^|[\\s,])${escapeRe(t)}(,|\\s|$)`).test(s)),
+  );
 }
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -145,12 +149,20 @@ describe('runs as the Web UI and `temporal workflow list` see them (client API)'
     const address = inject('temporalAddress');
     const query = `GotTask='sorting' AND GotScheme='got' AND GotStatus='completed' AND WorkflowId='${handle.workflowId}'`;
     const rows = await until('the run in `temporal workflow list`', async () => {
-      const { stdout } = await run(binary, ['workflow', 'list', '--address', address, '--namespace', 'default', '--query', query, '--output', 'json'], { timeout: 30_000 });
+      const { stdout } = await run(
+        binary,
+        ['workflow', 'list', '--address', address, '--namespace', 'default', '--query', query, '--output', 'json'],
+        { timeout: 30_000 },
+      );
       const parsed = parseJsonOutput(stdout);
       return parsed.length > 0 ? parsed : undefined;
     });
     expect(rows).toHaveLength(1);
-    const row = rows[0] as { execution: { workflowId: string; runId: string }; status: string; searchAttributes?: { indexedFields?: Record<string, unknown> } };
+    const row = rows[0] as {
+      execution: { workflowId: string; runId: string };
+      status: string;
+      searchAttributes?: { indexedFields?: Record<string, unknown> };
+    };
     expect(row.execution.workflowId).toBe(handle.workflowId);
     expect(row.status).toMatch(/COMPLETED/);
     // The CLI shows the attributes too (decoded or as payloads, depending on its version).
@@ -178,7 +190,7 @@ describe('runs as the Web UI and `temporal workflow list` see them (client API)'
     expect(summaries.find((s) => s.startsWith('merge-1:'))).toMatch(/sort-1\/\S+.*sort-2\/\S+/);
   });
 
-  it('shows the finished run\'s progress as its current details', async () => {
+  it("shows the finished run's progress as its current details", async () => {
     const { currentDetails, definition } = await metadataOf(handle);
     expect(definition.type).toBe('graphOfThoughts');
     expect(definition.queryDefinitions.map((q) => q.name)).toEqual(expect.arrayContaining(['progress', 'grs']));
@@ -192,7 +204,12 @@ describe('runs as the Web UI and `temporal workflow list` see them (client API)'
     h.llm.injectFaults([{ status: 401, message: 'invalid api key' }]);
     const failed = await startRun(
       h.client,
-      { task: 'sorting', problem: sortingTask.generateProblem(32, 4), goo: sortingTask.schemes.io!({ size: 32 }), labels: { scheme: 'io', size: 32, sample: 4 } },
+      {
+        task: 'sorting',
+        problem: sortingTask.generateProblem(32, 4),
+        goo: sortingTask.schemes.io!({ size: 32 }),
+        labels: { scheme: 'io', size: 32, sample: 4 },
+      },
       { taskQueue: h.taskQueue },
     );
     expect(failed.workflowId).toMatch(/^got-sorting-io-32-s4-/);
@@ -245,7 +262,9 @@ describe('runs as the Web UI and `temporal workflow list` see them (client API)'
         progress.promptTokens + progress.completionTokens,
       ]);
       const runningLine = rest.find((l) => l.startsWith('running: '));
-      expect(runningLine?.slice('running: '.length).split(', ').sort(), `details while ${stage.join(', ')} run:\n${details}`).toEqual(stage);
+      expect(runningLine?.slice('running: '.length).split(', ').sort(), `details while ${stage.join(', ')} run:\n${details}`).toEqual(
+        stage,
+      );
     }
     await slow.cancel();
     await expect(slow.result()).rejects.toBeInstanceOf(WorkflowFailedError);
@@ -255,14 +274,21 @@ describe('runs as the Web UI and `temporal workflow list` see them (client API)'
     h.llm.injectFaults([{ status: 401, message: 'invalid api key' }]);
     const failed = await startRun(
       h.client,
-      { task: 'sorting', problem: sortingTask.generateProblem(32, 8), goo: sortingTask.schemes.io!({ size: 32 }), labels: { scheme: 'io', size: 32, sample: 8 } },
+      {
+        task: 'sorting',
+        problem: sortingTask.generateProblem(32, 8),
+        goo: sortingTask.schemes.io!({ size: 32 }),
+        labels: { scheme: 'io', size: 32, sample: 8 },
+      },
       { taskQueue: h.taskQueue },
     );
     await expect(failed.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     expect((await metadataOf(failed)).currentDetails, 'a failed run').not.toMatch(/running:/);
 
     const cancelled = await startSlowRun(7);
-    await until('the split running', async () => ((await metadataOf(cancelled)).currentDetails.includes('running: split') ? true : undefined));
+    await until('the split running', async () =>
+      (await metadataOf(cancelled)).currentDetails.includes('running: split') ? true : undefined,
+    );
     await cancelled.cancel();
     await expect(cancelled.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     expect((await metadataOf(cancelled)).currentDetails, 'a cancelled run').not.toMatch(/running:/);
@@ -282,13 +308,18 @@ describe('runs as the Web UI and `temporal workflow list` see them (client API)'
    */
   async function stableView(handle: WorkflowHandle, running: string[]): Promise<{ details: string; progress: Progress }> {
     const same = (p: Progress) => JSON.stringify([...p.running].sort()) === JSON.stringify([...running].sort());
-    return until(`a stable view while ${running.join(', ')} run`, async () => {
-      const before = await queryProgress(handle);
-      if (!same(before)) return undefined;
-      const { currentDetails } = await metadataOf(handle);
-      const after = await queryProgress(handle);
-      return JSON.stringify(after) === JSON.stringify(before) ? { details: currentDetails, progress: before } : undefined;
-    }, 30_000, 100);
+    return until(
+      `a stable view while ${running.join(', ')} run`,
+      async () => {
+        const before = await queryProgress(handle);
+        if (!same(before)) return undefined;
+        const { currentDetails } = await metadataOf(handle);
+        const after = await queryProgress(handle);
+        return JSON.stringify(after) === JSON.stringify(before) ? { details: currentDetails, progress: before } : undefined;
+      },
+      30_000,
+      100,
+    );
   }
 });
 
@@ -300,11 +331,14 @@ function parseJsonOutput(stdout: string): unknown[] {
     const doc = JSON.parse(text) as unknown;
     return Array.isArray(doc) ? doc : [doc];
   } catch {
-    return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+    return text
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as unknown);
   }
 }
 
-describe('a run in the dev server\'s Web UI (real browser)', () => {
+describe("a run in the dev server's Web UI (real browser)", () => {
   let ui: UiStack;
   let browser: Browser;
   let handle: Awaited<ReturnType<typeof startRun>>;
@@ -334,11 +368,18 @@ describe('a run in the dev server\'s Web UI (real browser)', () => {
 
   /** Polls the text of the page (and of its frames: the UI renders markdown details in an iframe). */
   async function textOf(page: Page): Promise<string> {
-    const texts = await Promise.all(page.frames().map((f) => f.locator('body').innerText({ timeout: 5_000 }).catch(() => '')));
+    const texts = await Promise.all(
+      page.frames().map((f) =>
+        f
+          .locator('body')
+          .innerText({ timeout: 5_000 })
+          .catch(() => ''),
+      ),
+    );
     return texts.join('\n');
   }
 
-  it('lists every LLM activity by its summary in the run\'s event history and timeline', async () => {
+  it("lists every LLM activity by its summary in the run's event history and timeline", async () => {
     const scheduled = await scheduledActivities(handle);
     const summaries = scheduled.map((a) => a.summary!);
     expect(summaries).toHaveLength(LLM_OPERATIONS.length);
@@ -346,11 +387,20 @@ describe('a run in the dev server\'s Web UI (real browser)', () => {
     const page = await openPage(webUiLink(ui.uiUrl, 'default', handle.workflowId, handle.firstExecutionRunId));
     // The SPA loads the history after the page: wait for every scheduled activity's row.
     const scheduledRows = page.locator('tr[data-testid="event-summary-row"]').filter({ hasText: 'Activity Task Scheduled' });
-    await until('the Activity Task Scheduled rows', async () => ((await scheduledRows.count()) === summaries.length ? true : undefined), 60_000, 500);
+    await until(
+      'the Activity Task Scheduled rows',
+      async () => ((await scheduledRows.count()) === summaries.length ? true : undefined),
+      60_000,
+      500,
+    );
 
     // The event table: each scheduled row shows the activity type and its summary.
     const rowTexts = await scheduledRows.allInnerTexts();
-    for (const s of summaries) expect(rowTexts.filter((t) => t.includes('callLlm') && t.includes(s)), `a row with "${s}"`).toHaveLength(1);
+    for (const s of summaries)
+      expect(
+        rowTexts.filter((t) => t.includes('callLlm') && t.includes(s)),
+        `a row with "${s}"`,
+      ).toHaveLength(1);
 
     // The timeline labels each activity "callLlm • <summary>".
     const labels = (await page.locator('svg text').allTextContents()).map((t) => t.trim());
@@ -362,13 +412,20 @@ describe('a run in the dev server\'s Web UI (real browser)', () => {
     await page.close();
   });
 
-  it('shows the summaries and the current details on the run\'s User Metadata tab', async () => {
-    const page = await openPage(webUiLink(ui.uiUrl, 'default', handle.workflowId, handle.firstExecutionRunId).replace(/\/history$/, '/user-metadata'));
+  it("shows the summaries and the current details on the run's User Metadata tab", async () => {
+    const page = await openPage(
+      webUiLink(ui.uiUrl, 'default', handle.workflowId, handle.firstExecutionRunId).replace(/\/history$/, '/user-metadata'),
+    );
     const { totals } = result.grs;
-    const text = await until('the User Metadata tab with the current details', async () => {
-      const t = await textOf(page);
-      return t.includes('Events with Metadata') && t.includes('operations done') ? t : undefined;
-    }, 60_000, 500);
+    const text = await until(
+      'the User Metadata tab with the current details',
+      async () => {
+        const t = await textOf(page);
+        return t.includes('Events with Metadata') && t.includes('operations done') ? t : undefined;
+      },
+      60_000,
+      500,
+    );
     for (const { summary } of await scheduledActivities(handle)) expect(text).toContain(summary);
     // The UI renders the details as markdown ("16/16" may become a typographic fraction).
     expect(text).toMatch(new RegExp(`${OPERATIONS} of ${OPERATIONS}\\s*operations done`));
@@ -382,17 +439,27 @@ describe('a run in the dev server\'s Web UI (real browser)', () => {
     const query = `GotTask='sorting' AND GotScheme='got' AND GotStatus='completed'`;
     const page = await openPage(`${ui.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`);
     // The count ("1 Workflow") may render a moment after the rows.
-    const listed = await until('the run and the count in the filtered run list', async () => {
-      const t = await textOf(page);
-      return t.includes(handle.workflowId) && /(^|\n)\d+\s+Workflows?\b/.test(t) ? t : undefined;
-    }, 60_000, 500);
+    const listed = await until(
+      'the run and the count in the filtered run list',
+      async () => {
+        const t = await textOf(page);
+        return t.includes(handle.workflowId) && /(^|\n)\d+\s+Workflows?\b/.test(t) ? t : undefined;
+      },
+      60_000,
+      500,
+    );
     // The UI turned the query into one filter per attribute, and this server holds only this run.
     for (const attr of ['GotTask', 'GotScheme', 'GotStatus']) expect(listed).toContain(attr);
     expect(listed).toMatch(/(^|\n)1\s+Workflow\b/);
     await page.screenshot({ path: join(ARTIFACTS, 'web-ui-run-list-filtered.png'), fullPage: true });
     // A filter the run does not match leaves it out.
     await page.goto(`${ui.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent(`GotTask='sorting' AND GotStatus='failed'`)}`);
-    await until('the list for the failed filter', async () => ((await textOf(page)).match(/No Workflows|no results|0 workflows/i) ? true : undefined), 60_000, 500);
+    await until(
+      'the list for the failed filter',
+      async () => ((await textOf(page)).match(/No Workflows|no results|0 workflows/i) ? true : undefined),
+      60_000,
+      500,
+    );
     expect(await textOf(page)).not.toContain(handle.workflowId);
     await page.close();
   });

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun, workflowIdFor } from '../src/client/runs';
 import type { GoOInput } from '../src/goo/schema';
 import type { Grs } from '../src/grs/types';
-import { type RunRequestInput, type RunResult } from '../src/run/request';
+import type { RunRequestInput, RunResult } from '../src/run/request';
 import { WORKFLOW_TYPE } from '../src/run/wire';
-import { docMergeTask } from '../src/tasks/doc-merge';
 import type { TaskDeclarationInput } from '../src/tasks/declarative/schema';
+import { docMergeTask } from '../src/tasks/doc-merge';
 import { resolveTask } from '../src/tasks/registry';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 /**
  * A task declared as data runs end to end: the declaration travels in the run request (nothing is
@@ -24,7 +24,9 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-const declaration = JSON.parse(readFileSync(new URL('../examples/tasks/doc-merge-lite.json', import.meta.url), 'utf8')) as TaskDeclarationInput & { schemes: Record<string, GoOInput> };
+const declaration = JSON.parse(
+  readFileSync(new URL('../examples/tasks/doc-merge-lite.json', import.meta.url), 'utf8'),
+) as TaskDeclarationInput & { schemes: Record<string, GoOInput> };
 const SAMPLE = 7;
 const problem = docMergeTask.generateProblem(4, SAMPLE);
 
@@ -48,7 +50,10 @@ describe('the Controller workflow on a declared task (doc-merge-lite)', () => {
     expect(grs.task).toBe('doc-merge-lite');
     expect(grs.thoughts.map((t) => t.id)).toEqual(['root/0', 'merge/0.0']);
     expect(thought(grs, 'root/0').state).toEqual({});
-    expect(grs.calls.map((c) => [c.purpose, c.samples])).toEqual([['generate', 1], ['score', 3]]);
+    expect(grs.calls.map((c) => [c.purpose, c.samples])).toEqual([
+      ['generate', 1],
+      ['score', 3],
+    ]);
     expect(h.llm.stats().byKind).toEqual({ 'doc-merge.merge': 1, 'doc-merge.judge': 1 });
     const best = result.best!;
     expect(best.id).toBe('merge/0.0');
@@ -78,7 +83,9 @@ describe('the Controller workflow on a declared task (doc-merge-lite)', () => {
     // The aggregate saw the two kept merges; the improvements came from the one best thought so far.
     const kept = operation(grs, 'best-merges').outputThoughts;
     expect(kept).toHaveLength(2);
-    const mergeScores = createdBy(grs, 'merge').map((t) => t.score ?? -1).sort((a, b) => b - a);
+    const mergeScores = createdBy(grs, 'merge')
+      .map((t) => t.score ?? -1)
+      .sort((a, b) => b - a);
     expect(kept.map((id) => thought(grs, id).score).sort((a, b) => b! - a!)).toEqual(mergeScores.slice(0, 2));
     for (const t of createdBy(grs, 'aggregate')) expect(t.parents).toEqual(kept);
     const best = operation(grs, 'best').outputThoughts;
@@ -105,10 +112,16 @@ describe('the Controller workflow on a declared task (doc-merge-lite)', () => {
   it('refuses a bad declaration in the workflow itself, naming the field, before any LLM call', async () => {
     h.llm.resetStats();
     const bad = { ...declaration, prompts: { ...declaration.prompts, merge: { user: 'Merge {{documnets}}' } } };
-    const handle = await h.client.workflow.start(WORKFLOW_TYPE, { taskQueue: h.taskQueue, workflowId: `declarative-bad-${Date.now()}`, args: [request('io', bad)] });
+    const handle = await h.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: h.taskQueue,
+      workflowId: `declarative-bad-${Date.now()}`,
+      args: [request('io', bad)],
+    });
     const error = await handle.result().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
-    expect(((error as WorkflowFailedError).cause as Error).message).toMatch(/task\.prompts\.merge\.user: \{\{documnets\}\}: the problem has no field "documnets"/);
+    expect(((error as WorkflowFailedError).cause as Error).message).toMatch(
+      /task\.prompts\.merge\.user: \{\{documnets\}\}: the problem has no field "documnets"/,
+    );
     expect(h.llm.stats().requests).toBe(0);
   });
 

@@ -2,10 +2,10 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import type { Grs, Thought } from '../src/grs/types';
-import { type RunRequestInput, type RunResult } from '../src/run/request';
+import type { RunRequestInput, RunResult } from '../src/run/request';
 import { WORKFLOW_TYPE } from '../src/run/wire';
 import { docMergeTask } from '../src/tasks/doc-merge';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 let h: Harness;
 
@@ -54,7 +54,10 @@ describe('the Controller workflow on document merging', () => {
     const result = await run('io');
     const { grs } = result;
     expect(grs.thoughts.map((t) => t.id)).toEqual(['root/0', 'merge/0.0']);
-    expect(grs.calls.map((c) => [c.purpose, c.samples])).toEqual([['generate', 1], ['score', 3]]);
+    expect(grs.calls.map((c) => [c.purpose, c.samples])).toEqual([
+      ['generate', 1],
+      ['score', 3],
+    ]);
     expect(h.llm.stats().byKind).toEqual({ 'doc-merge.merge': 1, 'doc-merge.judge': 1 });
     expect(h.llm.stats().completions).toBe(4);
     const best = result.best as Thought;
@@ -86,7 +89,9 @@ describe('the Controller workflow on document merging', () => {
     const keep1 = grs.operations.find((o) => o.id === 'keep-2')!;
     for (const t of createdBy(grs, 'improve')) expect(t.parents).toEqual(keep1.outputThoughts);
     // The kept drafts are the best three merges.
-    const merges = createdBy(grs, 'merge').map((t) => t.score!).sort((a, b) => b - a);
+    const merges = createdBy(grs, 'merge')
+      .map((t) => t.score!)
+      .sort((a, b) => b - a);
     expect(keep3.outputThoughts.map((id) => byId(grs).get(id)!.score!).sort((a, b) => b - a)).toEqual(merges.slice(0, 3));
 
     expectBestOfFinal(result);
@@ -94,7 +99,8 @@ describe('the Controller workflow on document merging', () => {
     expect(typeof result.best!.state.merged).toBe('string');
     expectConsistentGraph(grs);
     // The sources stay in the problem: thoughts carry only indices and their own draft, so the result stays small.
-    for (const t of grs.thoughts) expect(Object.keys(t.state).sort()).toEqual(t.id === 'root/0' ? ['documents'] : expect.arrayContaining(['documents']));
+    for (const t of grs.thoughts)
+      expect(Object.keys(t.state).sort()).toEqual(t.id === 'root/0' ? ['documents'] : expect.arrayContaining(['documents']));
     for (const t of grs.thoughts) expect(t.state).not.toHaveProperty('sources');
     expect(JSON.stringify(result).length).toBeLessThan(250_000);
   });
@@ -122,7 +128,11 @@ describe('the Controller workflow on document merging', () => {
   it('refuses an empty document before any LLM call', async () => {
     h.llm.resetStats();
     const request = { ...docMergeRun('io'), problem: { documents: [problem.documents[0], problem.documents[1], ''] } };
-    const handle = await h.client.workflow.start(WORKFLOW_TYPE, { taskQueue: h.taskQueue, workflowId: `doc-merge-bad-${Date.now()}`, args: [request] });
+    const handle = await h.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: h.taskQueue,
+      workflowId: `doc-merge-bad-${Date.now()}`,
+      args: [request],
+    });
     const error = await handle.result().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect(((error as WorkflowFailedError).cause as Error).message).toMatch(/problem\.documents\[2\]: the document is empty/);

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import type { Thought } from '../src/grs/types';
 import type { RunRequestInput } from '../src/run/request';
-import { keywordCountingTask as task, type KeywordCountingProblem } from '../src/tasks/keyword-counting';
+import { type KeywordCountingProblem, keywordCountingTask as task } from '../src/tasks/keyword-counting';
 import { splitSentences } from '../src/tasks/keyword-counting/parse';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 
 const LATENCY_MS = 100;
 let h: Harness;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import type { RunRequestInput } from '../src/run/request';
-import { setIntersectionTask as task, type SetIntersectionProblem, type SetIntersectionState } from '../src/tasks/set-intersection';
+import { type SetIntersectionProblem, type SetIntersectionState, setIntersectionTask as task } from '../src/tasks/set-intersection';
 import { intersect, UNPARSEABLE_SCORE } from '../src/tasks/set-intersection/score';
-import { startHarness, type Harness } from './support/harness';
+import { type Harness, startHarness } from './support/harness';
 import { readSharedData } from './support/tasks';
 
 let h: Harness;

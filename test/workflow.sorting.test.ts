@@ -1,11 +1,11 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRun, queryProgress, resultOf } from '../src/client/runs';
+import { queryProgress, resultOf, startRun } from '../src/client/runs';
 import type { GoO } from '../src/goo/schema';
 import type { RunRequestInput } from '../src/run/request';
-import { sortingTask } from '../src/tasks/sorting';
 import { WORKFLOW_TYPE } from '../src/run/wire';
-import { startHarness, type Harness } from './support/harness';
+import { sortingTask } from '../src/tasks/sorting';
+import { type Harness, startHarness } from './support/harness';
 
 const LATENCY_MS = 150;
 let h: Harness;
@@ -88,7 +88,9 @@ describe('the Controller workflow on sorting', () => {
     h.llm.resetStats();
     const batched = await resultOf(await startRun(h.client, sortingRun('got', 32), { taskQueue: h.taskQueue }));
     h.llm.resetStats();
-    const perSample = await resultOf(await startRun(h.client, sortingRun('got', 32, { llm: { fanOut: 'perSample' } }), { taskQueue: h.taskQueue }));
+    const perSample = await resultOf(
+      await startRun(h.client, sortingRun('got', 32, { llm: { fanOut: 'perSample' } }), { taskQueue: h.taskQueue }),
+    );
     // split 1; 2 part sorts x 5 samples; merge x 10; final improve x 10.
     expect(perSample.grs.calls).toHaveLength(1 + 10 + 10 + 10);
     expect(perSample.grs.calls.every((c) => c.samples === 1)).toBe(true);
@@ -100,7 +102,9 @@ describe('the Controller workflow on sorting', () => {
 
   it('keeps at most maxConcurrentCalls LLM calls of a run in flight', async () => {
     h.llm.resetStats();
-    const result = await resultOf(await startRun(h.client, sortingRun('got', 128, { llm: { maxConcurrentCalls: 2 } }), { taskQueue: h.taskQueue }));
+    const result = await resultOf(
+      await startRun(h.client, sortingRun('got', 128, { llm: { maxConcurrentCalls: 2 } }), { taskQueue: h.taskQueue }),
+    );
     expect(h.llm.stats().maxInFlight).toBe(2);
     expect(result.grs.calls).toHaveLength(23);
   });
@@ -117,7 +121,9 @@ describe('the Controller workflow on sorting', () => {
 
   it('stops scheduling LLM work when the token budget is spent', async () => {
     h.llm.resetStats();
-    const result = await resultOf(await startRun(h.client, sortingRun('tot2', 64, { budget: { maxTokens: 1 } }), { taskQueue: h.taskQueue }));
+    const result = await resultOf(
+      await startRun(h.client, sortingRun('tot2', 64, { budget: { maxTokens: 1 } }), { taskQueue: h.taskQueue }),
+    );
     expect(result.grs.budgetExhausted).toBe(true);
     expect(h.llm.stats().requests).toBe(1);
     expect(result.grs.operations.filter((o) => o.status === 'skipped').length).toBeGreaterThan(0);
@@ -137,13 +143,21 @@ describe('bad input is refused before any LLM call', () => {
   it.each([
     ['a GoO with a cycle', { goo: cyclic }, /cycle/],
     ['an unknown task', { task: 'poetry' }, /task.*unknown task "poetry"/s],
-    ['an unknown prompt', { goo: { version: 1, operations: [{ id: 'g', type: 'generate', prompt: 'dance', k: 1, inputs: [] }] } }, /prompt.*dance/s],
+    [
+      'an unknown prompt',
+      { goo: { version: 1, operations: [{ id: 'g', type: 'generate', prompt: 'dance', k: 1, inputs: [] }] } },
+      /prompt.*dance/s,
+    ],
     ['a problem of the wrong shape', { problem: { list: 'not a list' } }, /problem\.list/],
     ['a budget that is not positive', { budget: { maxCostUsd: -1 } }, /budget\.maxCostUsd.*positive/s],
   ] as const)('refuses %s when started directly by a client', async (_name, patch, message) => {
     h.llm.resetStats();
     const request = { ...sortingRun('io', 32), ...patch };
-    const handle = await h.client.workflow.start(WORKFLOW_TYPE, { taskQueue: h.taskQueue, workflowId: `bad-${Math.random()}`, args: [request] });
+    const handle = await h.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: h.taskQueue,
+      workflowId: `bad-${Math.random()}`,
+      args: [request],
+    });
     const error = await handle.result().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause as Error & { type?: string };

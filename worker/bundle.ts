@@ -1,7 +1,15 @@
-import { readdirSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { freshness, manifestOf, packageRoot, readManifest, writeFileAtomically, writeManifest, type BuildManifest } from '../src/util/build-manifest';
+import {
+  type BuildManifest,
+  freshness,
+  manifestOf,
+  packageRoot,
+  readManifest,
+  writeFileAtomically,
+  writeManifest,
+} from '../src/util/build-manifest';
 
 /**
  * The Controller's workflow bundle, built once by `npm run build` instead of by webpack at every
@@ -33,7 +41,11 @@ export function bundleWorkflowsFromSource(): ReturnType<typeof bundleWorkflowCod
  * source webpack includes; `packages`: the packages it inlines). A worker reading the folder
  * meanwhile sees the previous bundle or the new one, never a mix.
  */
-export async function writeWorkflowBundle(inputs: { files: readonly string[]; packages: readonly string[] }, dir = WORKFLOW_BUNDLE_DIR, root = ROOT): Promise<WorkflowBundleManifest> {
+export async function writeWorkflowBundle(
+  inputs: { files: readonly string[]; packages: readonly string[] },
+  dir = WORKFLOW_BUNDLE_DIR,
+  root = ROOT,
+): Promise<WorkflowBundleManifest> {
   const manifest = manifestOf(root, inputs.files, inputs.packages);
   const { code } = await bundleWorkflowsFromSource();
   mkdirSync(dir, { recursive: true });

@@ -2,17 +2,18 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { LlmClient, type LlmEndpoint } from '../src/llm/client';
 import { FileResponseCache } from '../src/llm/cache';
+import { LlmClient, type LlmEndpoint } from '../src/llm/client';
 import type { RateLimits } from '../src/llm/rate-limit';
-import { bundleWorkflowsFromSource, prebuiltWorkflowBundle, workflowCodeOption, WORKFLOWS_PATH } from './bundle';
+import { bundleWorkflowsFromSource, prebuiltWorkflowBundle, WORKFLOWS_PATH, workflowCodeOption } from './bundle';
 
 export { WORKFLOWS_PATH };
 
 /** Shared by every worker of this user on the machine (and by workers sharing the folder elsewhere). */
-export const defaultCacheDir = () => process.env.GOT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'got-temporal', 'responses');
+export const defaultCacheDir = () =>
+  process.env.GOT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'got-temporal', 'responses');
 
 export interface GotWorkerOptions {
   connection: NativeConnection;

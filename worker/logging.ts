@@ -1,11 +1,12 @@
-import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, type LogLevel, Runtime } from '@temporalio/worker';
 
 const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 /** The log level from `GOT_LOG_LEVEL` (TRACE, DEBUG, INFO, WARN, ERROR); WARN when unset. */
 export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevel {
   const wanted = (env.GOT_LOG_LEVEL ?? 'WARN').toUpperCase();
-  if (!(LEVELS as readonly string[]).includes(wanted)) throw new Error(`GOT_LOG_LEVEL must be one of ${LEVELS.join(', ')}, not "${env.GOT_LOG_LEVEL}"`);
+  if (!(LEVELS as readonly string[]).includes(wanted))
+    throw new Error(`GOT_LOG_LEVEL must be one of ${LEVELS.join(', ')}, not "${env.GOT_LOG_LEVEL}"`);
   return wanted as LogLevel;
 }
 
@@ -16,5 +17,8 @@ export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevel 
  */
 export function installQuietRuntime(level: LogLevel = logLevelFromEnv()): void {
   if (Runtime._instance) return;
-  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } } });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
+  });
 }

@@ -1,7 +1,7 @@
 import { NativeConnection } from '@temporalio/worker';
+import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { ensureSearchAttributes } from '../src/run/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
-import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { workerConfigFromEnv } from './config';
 import { createGotWorker } from './create';
 import { installQuietRuntime, logLevelFromEnv } from './logging';
@@ -12,14 +12,18 @@ async function main(): Promise<void> {
   // INFO keeps a long-lived worker's lifecycle lines; GOT_LOG_LEVEL changes it.
   installQuietRuntime(process.env.GOT_LOG_LEVEL ? logLevelFromEnv() : 'INFO');
   if (!config.OPENAI_BASE_URL) {
-    throw new Error('OPENAI_BASE_URL is not set: a standalone worker needs an LLM endpoint (the CLI "demo" and "run" commands start a simulated one for you)');
+    throw new Error(
+      'OPENAI_BASE_URL is not set: a standalone worker needs an LLM endpoint (the CLI "demo" and "run" commands start a simulated one for you)',
+    );
   }
   // Runs record typed search attributes; a namespace without them would stall every run, so refuse to
   // start instead. Checked while the worker is created: it polls only once both are done.
   const attributesReady = ensureSearchAttributes(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE).catch((error: unknown) => {
     throw new Error(
       `the search attributes ${Object.keys(SEARCH_ATTRIBUTES).join(', ')} are not registered on namespace "${config.TEMPORAL_NAMESPACE}" and could not be registered (${error instanceof Error ? error.message : String(error)}); ` +
-        `register them with: ${Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => `temporal operator search-attribute create --name ${name} --type ${type}`).join(' && ')}`,
+        `register them with: ${Object.entries(SEARCH_ATTRIBUTES)
+          .map(([name, type]) => `temporal operator search-attribute create --name ${name} --type ${type}`)
+          .join(' && ')}`,
     );
   });
   attributesReady.catch(() => undefined); // awaited below; its failure is the one reported

@@ -8,7 +8,9 @@ export function budgetLeft({ request, grs }: Pick<RunContext, 'request' | 'grs'>
   const budget = request.budget;
   if (!budget) return true;
   const { costUsd, promptTokens, completionTokens } = grs.spent;
-  const left = (budget.maxCostUsd === undefined || costUsd < budget.maxCostUsd) && (budget.maxTokens === undefined || promptTokens + completionTokens < budget.maxTokens);
+  const left =
+    (budget.maxCostUsd === undefined || costUsd < budget.maxCostUsd) &&
+    (budget.maxTokens === undefined || promptTokens + completionTokens < budget.maxTokens);
   if (!left) grs.markBudgetExhausted();
   return left;
 }

@@ -17,6 +17,7 @@ export function runFailed({ operation, error }: OperationFailure): ApplicationFa
 /** A request the worker refused fails the run as a ValidationError naming the fields, like one refused in the workflow. */
 export function asRunFailure(error: unknown): unknown {
   const cause = error instanceof Error ? error.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === FAILURE.validation) return ApplicationFailure.nonRetryable(cause.message, FAILURE.validation, ...((cause.details as unknown[]) ?? []));
+  if (cause instanceof ApplicationFailure && cause.type === FAILURE.validation)
+    return ApplicationFailure.nonRetryable(cause.message, FAILURE.validation, ...((cause.details as unknown[]) ?? []));
   return error;
 }

@@ -1,18 +1,18 @@
 import {
   ActivityCancellationType,
+  type ActivityOptions,
   isCancellation,
   patched,
   proxyActivities,
   proxyLocalActivities,
   proxySinks,
+  type Sinks,
   setHandler,
   workflowInfo,
-  type ActivityOptions,
-  type Sinks,
 } from '@temporalio/workflow';
 import type { GotActivities, LocalChecks } from '../activities';
 import type { AnalyzedGoO } from '../src/goo/graph';
-import { GrsRecorder, type GrsFact } from '../src/grs/recorder';
+import { type GrsFact, GrsRecorder } from '../src/grs/recorder';
 import type { RunRequest, RunRequestInput, RunResult } from '../src/run/request';
 import { FAILURE, NON_RETRYABLE_FAILURES, PATCH } from '../src/run/wire';
 import { taskIdOf } from '../src/tasks/task-ref';
@@ -26,7 +26,7 @@ import { fastSteps } from './paths/fast-steps';
 import { reaskUnusable } from './paths/reask-unusable';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
 import { resultOf } from './result';
-import { Scheduler } from './scheduler';
+import { type OperationFailure, Scheduler } from './scheduler';
 import { markFinished, markStarted, showProgress } from './web-ui';
 
 /** Receives the GRS facts of a replayed run (see `src/inspect`); a no-op in ordinary workers. */
@@ -54,7 +54,9 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   // Queries are answered from the start, while the worker is still checking the request.
   let run: { ctx: RunContext; scheduler: Scheduler } | undefined;
   setHandler(grsQuery, () => (run?.ctx.grs ?? preparingGrs(input)).snapshot());
-  setHandler(progressQuery, () => (run ? progressOf(run.ctx.grs, run.ctx.analyzed, run.scheduler.running, humans.awaiting) : preparingProgress(input)));
+  setHandler(progressQuery, () =>
+    run ? progressOf(run.ctx.grs, run.ctx.analyzed, run.scheduler.running, humans.awaiting) : preparingProgress(input),
+  );
 
   const { request, analyzed, prepared } = await path.prepare(input, {
     local,
@@ -83,7 +85,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   const scheduler = new Scheduler(ctx);
   run = { ctx, scheduler };
 
-  let failure;
+  let failure: OperationFailure | undefined;
   try {
     failure = await scheduler.run();
   } catch (error) {

@@ -47,11 +47,16 @@ export class HumanScoring {
 
   private validate(input: HumanScores): void {
     // No schema yet means no human operation has started: nothing waits for scores.
-    if (!this.schema) throw new Error(`operation "${String((input as Partial<HumanScores> | null)?.operationId)}" is not waiting for human scores (waiting: none)`);
+    if (!this.schema)
+      throw new Error(
+        `operation "${String((input as Partial<HumanScores> | null)?.operationId)}" is not waiting for human scores (waiting: none)`,
+      );
     const parsed = this.schema.safeParse(input);
-    if (!parsed.success) throw new Error(`invalid scores: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(`invalid scores: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const waiting = this.pending.get(input.operationId);
-    if (!waiting) throw new Error(`operation "${input.operationId}" is not waiting for human scores (waiting: ${this.awaiting.join(', ') || 'none'})`);
+    if (!waiting)
+      throw new Error(`operation "${input.operationId}" is not waiting for human scores (waiting: ${this.awaiting.join(', ') || 'none'})`);
     const expected = waiting.thoughts.map((t) => t.id);
     const unknown = Object.keys(input.scores).filter((id) => !expected.includes(id));
     const missing = expected.filter((id) => !(id in input.scores));

@@ -19,17 +19,26 @@ export function noAnswerOf(graph: Grs, final: Thought[], order: readonly Operati
   const records = new Map(graph.operations.map((o) => [o.id, o]));
   const yieldedNothing = (op: Operation) => {
     const record = records.get(op.id);
-    return !!record && record.status !== 'pending' && record.inputThoughts.length > 0 && !record.outputThoughts.some((id) => thoughts.get(id)?.valid);
+    return (
+      !!record &&
+      record.status !== 'pending' &&
+      record.inputThoughts.length > 0 &&
+      !record.outputThoughts.some((id) => thoughts.get(id)?.valid)
+    );
   };
   const culprit = order.find((op) => callsLlm(op) && yieldedNothing(op)) ?? order.find(yieldedNothing) ?? order.at(-1);
   if (!culprit) return { operation: '(none)', reason: 'the GoO has no operation' };
   const record = records.get(culprit.id)!;
   const outputs = record.outputThoughts.map((id) => thoughts.get(id)!).filter(Boolean);
-  if (graph.budgetExhausted && !outputs.length) return { operation: culprit.id, reason: 'the budget was spent before it could ask the model' };
+  if (graph.budgetExhausted && !outputs.length)
+    return { operation: culprit.id, reason: 'the budget was spent before it could ask the model' };
   if (!outputs.length) return { operation: culprit.id, reason: `it produced no thoughts${record.note ? ` (${record.note})` : ''}` };
   const example = outputs.find((t) => t.error) ?? outputs[0]!;
   const text = example.said ?? (typeof example.state.answer === 'string' ? example.state.answer : '');
   const said = text.replace(/\s+/g, ' ').trim();
   const quote = said ? `; the model said: "${said.length > 160 ? `${said.slice(0, 159)}…` : said}"` : '';
-  return { operation: culprit.id, reason: `${outputs.length} thought${outputs.length === 1 ? '' : 's'}, none valid: ${example.error ?? 'invalid'}${quote}` };
+  return {
+    operation: culprit.id,
+    reason: `${outputs.length} thought${outputs.length === 1 ? '' : 's'}, none valid: ${example.error ?? 'invalid'}${quote}`,
+  };
 }

@@ -11,15 +11,28 @@ const MAX_RESULT_CHARS = 1_500_000;
  * The run's result: its final thoughts, the best of them by the task's score direction, the whole
  * GRS, and, where the run's path reports it, whether it answered at all.
  */
-export function resultOf({ request, grs, analyzed, path }: Pick<RunContext, 'request' | 'grs' | 'analyzed' | 'path'>, higherIsBetter: boolean): RunResult {
+export function resultOf(
+  { request, grs, analyzed, path }: Pick<RunContext, 'request' | 'grs' | 'analyzed' | 'path'>,
+  higherIsBetter: boolean,
+): RunResult {
   const graph = grs.final();
   const best = bestThought(graph, higherIsBetter);
   const final = finalThoughts(graph);
-  const status = path.survivesUnusableAnswers ? answerStatus(graph, final, analyzed.order.map((id) => analyzed.byId.get(id)!)) : {};
+  const status = path.survivesUnusableAnswers
+    ? answerStatus(
+        graph,
+        final,
+        analyzed.order.map((id) => analyzed.byId.get(id)!),
+      )
+    : {};
   return fitPayloadLimit({ task: taskIdOf(request.task), labels: request.labels, final, ...(best ? { best } : {}), ...status, grs: graph });
 }
 
-function answerStatus(graph: RunResult['grs'], final: RunResult['final'], order: Parameters<typeof noAnswerOf>[2]): Pick<RunResult, 'status' | 'noAnswer'> {
+function answerStatus(
+  graph: RunResult['grs'],
+  final: RunResult['final'],
+  order: Parameters<typeof noAnswerOf>[2],
+): Pick<RunResult, 'status' | 'noAnswer'> {
   const noAnswer = noAnswerOf(graph, final, order);
   return noAnswer ? { status: 'noAnswer', noAnswer } : { status: 'answered' };
 }

@@ -63,7 +63,11 @@ export class Scheduler {
     const inputs = this.inputsOf(op);
     this.running.add(id);
     const clock = opClock(Math.max(this.runStart, ...op.inputs.map((i) => this.endedAt.get(i)!)));
-    ctx.grs.startOperation(id, inputs.map((t) => t.id), clock.at);
+    ctx.grs.startOperation(
+      id,
+      inputs.map((t) => t.id),
+      clock.at,
+    );
 
     const settle = (out: Thought[]) => {
       this.running.delete(id);

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
-import { SMOLLM2_135M, LOCAL_MODEL_ENV } from '../localllm/model';
 import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
+import { LOCAL_MODEL_ENV, SMOLLM2_135M } from '../localllm/model';
 import type { RunRequestInput } from '../run/request';
 import { SIMULATED_MODEL } from '../run/wire';
 

@@ -1,15 +1,15 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { EvalOptions } from '../eval/run-eval';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_PRICING, DEFAULT_TASK_QUEUE } from '../run/wire';
-import { defaultLlmSource, LLM_SOURCES } from './llm-source';
 import { TASKS } from '../tasks/registry';
-import type { EvalOptions } from '../eval/run-eval';
 import type { InspectOptions } from './commands/inspect';
 import { INSPECT_FORMATS } from './commands/inspect-formats';
-import type { RunOptions } from './commands/run';
 import { addLocalLlmCommand } from './commands/local-llm';
+import type { RunOptions } from './commands/run';
 import type { CliConfig } from './config';
 import { configPath, OPTION_ENV } from './config-path';
+import { defaultLlmSource, LLM_SOURCES } from './llm-source';
 import { stateDir } from './state-dir';
 
 // Each command imports what it needs when it runs (`await import(...)` in its action): `got --help`
@@ -33,7 +33,10 @@ const num = (name: string) => (v: string) => {
   return n;
 };
 
-const list = <T>(parse: (v: string) => T) => (v: string) => v.split(',').map((x) => parse(x.trim()));
+const list =
+  <T>(parse: (v: string) => T) =>
+  (v: string) =>
+    v.split(',').map((x) => parse(x.trim()));
 
 // Read before the options are declared: the config file supplies their defaults.
 const config: CliConfig = configPath(process.argv, process.env)
@@ -46,7 +49,13 @@ const config: CliConfig = configPath(process.argv, process.env)
   : {};
 
 /** An option whose value comes from the flag, else its environment variable, else the config file, else `fallback`. */
-function configurable<K extends keyof CliConfig>(key: K, flags: string, description: string, parse?: (v: string) => unknown, fallback?: CliConfig[K]): Option {
+function configurable<K extends keyof CliConfig>(
+  key: K,
+  flags: string,
+  description: string,
+  parse?: (v: string) => unknown,
+  fallback?: CliConfig[K],
+): Option {
   const env = (OPTION_ENV as Partial<Record<keyof CliConfig, string>>)[key];
   const option = new Option(flags, description);
   if (parse) option.argParser(parse);
@@ -65,9 +74,14 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
       .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
       .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')
       .option('--dataset <csv>', 'dataset in the reference CSV format (e.g. ../shared/data/got-examples/sorting_064.csv)')
-      .option('--doc <file>', 'an input file of your own, repeatable (doc-merge: a document to merge)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+      .option(
+        '--doc <file>',
+        'an input file of your own, repeatable (doc-merge: a document to merge)',
+        (v: string, prev: string[]) => [...prev, v],
+        [] as string[],
+      )
       .option('--problem <json>', "a JSON file with the problem in the task's format")
-      .option('--goo <json>', 'a JSON file with your own Graph of Operations instead of the scheme\'s')
+      .option('--goo <json>', "a JSON file with your own Graph of Operations instead of the scheme's")
       .option('--output <file>', "write the best thought's answer to this file (doc-merge: the merged document)")
       .option('--workflow-id <id>', 'workflow id (default: says what the run is)')
       .option('--dry-run', 'check everything and print the run request as JSON, without starting anything', false)
@@ -83,12 +97,36 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     .addOption(configurable('model', '--model <name>', 'model name'))
     .addOption(configurable('temperature', '--temperature <t>', 'sampling temperature', num('--temperature')))
     .addOption(configurable('maxTokens', '--max-tokens <n>', 'max completion tokens per answer', int('--max-tokens')))
-    .addOption(configurable('priceInput', '--price-input <usd>', `USD per million prompt tokens (default ${DEFAULT_PRICING.inputPerMTok}; 0 with --llm local)`, num('--price-input')))
-    .addOption(configurable('priceOutput', '--price-output <usd>', `USD per million completion tokens (default ${DEFAULT_PRICING.outputPerMTok}; 0 with --llm local)`, num('--price-output')))
-    .addOption(configurable('budgetUsd', '--budget-usd <usd>', 'stop scheduling LLM calls once this much is spent', num('--budget-usd')))
-    .addOption(configurable('budgetTokens', '--budget-tokens <n>', 'stop scheduling LLM calls once this many tokens are used', int('--budget-tokens')))
     .addOption(
-      new Option('--llm <source>', 'where LLM calls go: the simulated LLM, a real model on this machine (SmolLM2-135M, see local-llm), or OPENAI_BASE_URL')
+      configurable(
+        'priceInput',
+        '--price-input <usd>',
+        `USD per million prompt tokens (default ${DEFAULT_PRICING.inputPerMTok}; 0 with --llm local)`,
+        num('--price-input'),
+      ),
+    )
+    .addOption(
+      configurable(
+        'priceOutput',
+        '--price-output <usd>',
+        `USD per million completion tokens (default ${DEFAULT_PRICING.outputPerMTok}; 0 with --llm local)`,
+        num('--price-output'),
+      ),
+    )
+    .addOption(configurable('budgetUsd', '--budget-usd <usd>', 'stop scheduling LLM calls once this much is spent', num('--budget-usd')))
+    .addOption(
+      configurable(
+        'budgetTokens',
+        '--budget-tokens <n>',
+        'stop scheduling LLM calls once this many tokens are used',
+        int('--budget-tokens'),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--llm <source>',
+        'where LLM calls go: the simulated LLM, a real model on this machine (SmolLM2-135M, see local-llm), or OPENAI_BASE_URL',
+      )
         .choices([...LLM_SOURCES])
         .default(defaultLlmSource(), 'endpoint with OPENAI_BASE_URL, else sim'),
     )
@@ -96,7 +134,11 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (with --llm sim)', int('--latency'), latency))
     .addOption(configurable('taskQueue', '--task-queue <name>', 'Temporal task queue', undefined, DEFAULT_TASK_QUEUE))
     .option('--cache', "reuse responses from the worker's response cache and keep new ones (a rerun then costs nothing)", false)
-    .addOption(new Option('--fan-out <mode>', 'k samples as one call with n = k (batched) or k parallel calls (perSample)').choices(['batched', 'perSample']).default('batched'))
+    .addOption(
+      new Option('--fan-out <mode>', 'k samples as one call with n = k (batched) or k parallel calls (perSample)')
+        .choices(['batched', 'perSample'])
+        .default('batched'),
+    )
     .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
     .option('--no-progress', 'no progress bar')
     .option('--config <file>', 'JSON file with option defaults (env GOT_CONFIG; default ./got.config.json); flags > env > file');
@@ -110,13 +152,14 @@ const program = new Command('got')
   // Usage errors are thrown, not exited on, so they get the bad-input exit code (subcommands inherit this).
   .exitOverride();
 
-addRunOptions(program.command('run').description('run one prompting scheme on one problem and print the result'), { scheme: 'got', latency: 0 }).action(
-  async (o: RunOptions) => {
-    const { runCommand } = await import('./commands/run');
-    const report = await runCommand(o);
-    if (report?.status === 'noAnswer') process.exitCode = EXIT.noAnswer;
-  },
-);
+addRunOptions(program.command('run').description('run one prompting scheme on one problem and print the result'), {
+  scheme: 'got',
+  latency: 0,
+}).action(async (o: RunOptions) => {
+  const { runCommand } = await import('./commands/run');
+  const report = await runCommand(o);
+  if (report?.status === 'noAnswer') process.exitCode = EXIT.noAnswer;
+});
 
 addRunOptions(
   program
@@ -127,7 +170,9 @@ addRunOptions(
   const { runCommand } = await import('./commands/run');
   const report = await runCommand(o);
   if (!report) return;
-  log(`\nThe run stays visible in the Web UI and in \`temporal workflow list\`; the dev server keeps running (stop it with \`npm run server:stop\`).`);
+  log(
+    `\nThe run stays visible in the Web UI and in \`temporal workflow list\`; the dev server keeps running (stop it with \`npm run server:stop\`).`,
+  );
   if (report.status === 'noAnswer') process.exitCode = EXIT.noAnswer;
   else if (!report.best) process.exitCode = EXIT.runFailed;
 });
@@ -135,7 +180,9 @@ addRunOptions(
 addExecutionOptions(
   program
     .command('eval')
-    .description('run samples x schemes x sizes of a task as concurrent workflows; write runs.csv/json, summary.md and the paper-style figure (SVG, PNG)')
+    .description(
+      'run samples x schemes x sizes of a task as concurrent workflows; write runs.csv/json, summary.md and the paper-style figure (SVG, PNG)',
+    )
     .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
     .option('--schemes <list>', 'comma-separated schemes (default: all of the task)', list(String))
     .option('--sizes <list>', 'comma-separated problem sizes (default: all of the task)', list(int('--sizes')))
@@ -164,7 +211,10 @@ program
   .command('setup')
   .description('build or find the Temporal CLI and start the local dev server (kept running in the background)')
   .action(async () => {
-    const [{ ensureTemporalCli }, { ensureLocalServer }] = await Promise.all([import('../devserver/temporal-cli'), import('../devserver/local-server')]);
+    const [{ ensureTemporalCli }, { ensureLocalServer }] = await Promise.all([
+      import('../devserver/temporal-cli'),
+      import('../devserver/local-server'),
+    ]);
     const binary = await ensureTemporalCli({ log });
     const server = await ensureLocalServer({ stateDir: stateDir(), log });
     log(`Temporal CLI: ${binary}\nServer: ${server.address}\nWeb UI: ${server.uiUrl}`);
@@ -210,7 +260,13 @@ program
   .option('--cors-origin <origin>', 'a Web UI origin allowed to call it (env GOT_CODEC_CORS_ORIGINS, comma-separated)')
   .action(async (o: { host: string; port: number; corsOrigin?: string }) => {
     const { codecServerOptionsFromEnv, startCodecServer } = await import('../codec/server');
-    const server = await startCodecServer({ ...codecServerOptionsFromEnv(), host: o.host, port: o.port, ...(o.corsOrigin ? { corsOrigins: [o.corsOrigin] } : {}), log });
+    const server = await startCodecServer({
+      ...codecServerOptionsFromEnv(),
+      host: o.host,
+      port: o.port,
+      ...(o.corsOrigin ? { corsOrigins: [o.corsOrigin] } : {}),
+      log,
+    });
     log(`Codec server at ${server.url}; Ctrl-C stops it.`);
     await new Promise<void>((resolve) => process.once('SIGINT', () => void server.close().then(resolve)));
   });

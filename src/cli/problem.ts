@@ -35,7 +35,8 @@ export function chooseProblem(task: AnyTask, choice: ProblemChoice): ChosenProbl
   const sources = [choice.files?.length && '--doc', choice.problemFile && '--problem', choice.dataset && '--dataset'].filter(Boolean);
   if (sources.length > 1) throw new ValidationError('options', [{ path: sources.join(', '), message: 'give the problem one way only' }]);
   if (choice.files?.length) {
-    if (!task.problemFromFiles) throw new ValidationError('options', [{ path: '--doc', message: `task "${task.id}" does not take input files` }]);
+    if (!task.problemFromFiles)
+      throw new ValidationError('options', [{ path: '--doc', message: `task "${task.id}" does not take input files` }]);
     const problem = task.problemFromFiles(choice.files.map((path) => ({ path, text: readInputFile(path, '--doc') })));
     return { sampleId: 'files', problem, size: task.sizeOf(problem) };
   }
@@ -45,7 +46,9 @@ export function chooseProblem(task: AnyTask, choice: ProblemChoice): ChosenProbl
       problem = JSON.parse(readInputFile(choice.problemFile, '--problem'));
     } catch (e) {
       if (e instanceof ValidationError) throw e;
-      throw new ValidationError('options', [{ path: '--problem', message: `${choice.problemFile} is not valid JSON: ${(e as Error).message}` }]);
+      throw new ValidationError('options', [
+        { path: '--problem', message: `${choice.problemFile} is not valid JSON: ${(e as Error).message}` },
+      ]);
     }
     return { sampleId: 'file', problem, size: safeSize(task, problem) };
   }
@@ -53,13 +56,23 @@ export function chooseProblem(task: AnyTask, choice: ProblemChoice): ChosenProbl
     const samples = loadDataset(task, choice.dataset);
     const found = samples.find((s) => s.id === choice.sample);
     if (!found) {
-      throw new ValidationError('sample', [{ path: '--sample', message: `no sample with ID "${choice.sample}" in ${choice.dataset} (it has ${samples.length}, IDs ${samples[0]?.id} to ${samples.at(-1)?.id})` }]);
+      throw new ValidationError('sample', [
+        {
+          path: '--sample',
+          message: `no sample with ID "${choice.sample}" in ${choice.dataset} (it has ${samples.length}, IDs ${samples[0]?.id} to ${samples.at(-1)?.id})`,
+        },
+      ]);
     }
     return { sampleId: found.id, problem: found.problem, size: task.sizeOf(found.problem) };
   }
   const seed = Number(choice.sample);
   if (!Number.isInteger(seed) || seed < 0) {
-    throw new ValidationError('sample', [{ path: '--sample', message: `without --dataset the sample is a generator seed: expected a whole number >= 0, got "${choice.sample}"` }]);
+    throw new ValidationError('sample', [
+      {
+        path: '--sample',
+        message: `without --dataset the sample is a generator seed: expected a whole number >= 0, got "${choice.sample}"`,
+      },
+    ]);
   }
   const size = choice.size ?? task.sizes[Math.floor(task.sizes.length / 2)]!;
   return { sampleId: String(seed), problem: task.generateProblem(size, seed), size };
@@ -69,7 +82,9 @@ function readInputFile(path: string, option: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ValidationError('options', [{ path: option, message: `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    throw new ValidationError('options', [
+      { path: option, message: `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` },
+    ]);
   }
 }
 

@@ -50,7 +50,9 @@ export function reportOf(
 const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export function formatReport(r: RunReport): string {
-  const labels = Object.entries(r.labels).map(([k, v]) => `${k} ${v}`).join(' · ');
+  const labels = Object.entries(r.labels)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' · ');
   const best = r.best
     ? `${r.best.id}  score ${r.best.score === undefined ? 'n/a' : Math.round(r.best.score * 1000) / 1000}${r.best.solved === undefined ? '' : r.best.solved ? '  (solved)' : '  (not solved)'}`
     : 'none (no final thought was scored)';

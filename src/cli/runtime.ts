@@ -1,15 +1,15 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createGotWorker } from '../../worker/create';
 import { installQuietRuntime } from '../../worker/logging';
+import { dataConverterFromEnv } from '../codec/data-converter';
 import { ensureLocalServer } from '../devserver/local-server';
+import type { LlmEndpoint } from '../llm/client';
+import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
-import { createGotWorker } from '../../worker/create';
-import { dataConverterFromEnv } from '../codec/data-converter';
-import type { LlmEndpoint } from '../llm/client';
-import { stateDir } from './state-dir';
 import { defaultLlmSource, type LlmSource } from './llm-source';
-import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
+import { stateDir } from './state-dir';
 
 export interface RuntimeOptions {
   /** Start a worker inside this process (default), or rely on workers running elsewhere. */
@@ -50,7 +50,8 @@ async function startLocalModel(log: (line: string) => void) {
 export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const source = o.llm ?? defaultLlmSource();
-  if (source === 'endpoint' && !process.env.OPENAI_BASE_URL) throw new Error('--llm endpoint needs OPENAI_BASE_URL (and OPENAI_API_KEY) set');
+  if (source === 'endpoint' && !process.env.OPENAI_BASE_URL)
+    throw new Error('--llm endpoint needs OPENAI_BASE_URL (and OPENAI_API_KEY) set');
   // The simulated LLM starts first, in a thread of its own: it comes up while the server is checked.
   const simulatedStart = source === 'sim' ? startSimulatedLlm(o.simulatedLatencyMs) : undefined;
   simulatedStart?.catch(() => undefined); // its failure is thrown where it is awaited, below
@@ -72,19 +73,34 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     let endpoint: LlmEndpoint;
     if (simulated) {
       endpoint = { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' };
-      o.log(`Using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call)${process.env.OPENAI_BASE_URL ? '' : '; set OPENAI_BASE_URL for a real endpoint, or --llm local for the local model'}.`);
+      o.log(
+        `Using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call)${process.env.OPENAI_BASE_URL ? '' : '; set OPENAI_BASE_URL for a real endpoint, or --llm local for the local model'}.`,
+      );
     } else if (source === 'local') {
       const local = await startLocalModel(o.log);
       cleanups.push(() => local.close());
       endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true, cacheNamespace: `local-${local.model}` };
-      o.log(`Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${LOCAL_LLM_DEFAULTS.parallel} requests at once).`);
-    } else endpoint = { baseURL: process.env.OPENAI_BASE_URL!, apiKey: process.env.OPENAI_API_KEY ?? 'unset', supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false' };
+      o.log(
+        `Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${LOCAL_LLM_DEFAULTS.parallel} requests at once).`,
+      );
+    } else
+      endpoint = {
+        baseURL: process.env.OPENAI_BASE_URL!,
+        apiKey: process.env.OPENAI_API_KEY ?? 'unset',
+        supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false',
+      };
 
     if (o.inProcessWorker) {
       // The first install wins (an embedding process may have installed its own logger already).
       installQuietRuntime();
       const native = await NativeConnection.connect({ address: server.address });
-      const worker: Worker = await createGotWorker({ connection: native, namespace, taskQueue: o.taskQueue, llm: endpoint, ...(dataConverter ? { dataConverter } : {}) });
+      const worker: Worker = await createGotWorker({
+        connection: native,
+        namespace,
+        taskQueue: o.taskQueue,
+        llm: endpoint,
+        ...(dataConverter ? { dataConverter } : {}),
+      });
       const running = worker.run();
       cleanups.push(async () => {
         worker.shutdown();

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { Grs } from '../grs/types';
 import { checkRun } from '../run/check';
 import type { Progress, RunRequest, RunRequestInput, RunResult } from '../run/request';
 import { DEFAULT_TASK_QUEUE, QUERY, WORKFLOW_TYPE } from '../run/wire';
-import type { Grs } from '../grs/types';
 import { taskIdOf } from '../tasks/declarative/schema';
 
 export interface StartOptions {
@@ -16,18 +16,29 @@ export interface StartOptions {
 export function workflowIdFor(request: RunRequestInput, now = new Date()): string {
   const { scheme, size, sample } = request.labels ?? {};
   const parts = ['got', taskIdOf(request.task), scheme, size, sample === undefined ? undefined : `s${sample}`];
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.(\d{3})Z$/, '$1');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.(\d{3})Z$/, '$1');
   // The time reads well in the run list; the suffix keeps ids unique when runs start in the same millisecond.
   return [...parts.filter((p) => p !== undefined), stamp, randomBytes(3).toString('hex')].join('-');
 }
 
 /** Validates the request against its task (refusing bad input before any cost) and starts the Controller. */
-export async function startRun(client: Client, request: RunRequestInput, o: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
+export async function startRun(
+  client: Client,
+  request: RunRequestInput,
+  o: StartOptions = {},
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
   return startCheckedRun(client, checkRun(request).request, o);
 }
 
 /** Starts the Controller on a request `checkRun` has already accepted in this process (the worker checks it again: its own boundary). */
-export async function startCheckedRun(client: Client, checked: RunRequest, o: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
+export async function startCheckedRun(
+  client: Client,
+  checked: RunRequest,
+  o: StartOptions = {},
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
   return client.workflow.start(WORKFLOW_TYPE, {
     taskQueue: o.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: o.workflowId ?? workflowIdFor(checked),

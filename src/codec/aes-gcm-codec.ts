@@ -71,7 +71,10 @@ export class AesGcmCodec implements PayloadCodec {
 
   decrypt(payload: Payload): Payload {
     const id = keyIdOf(payload);
-    if (id === undefined) throw new PayloadDecryptionError(`cannot decrypt a payload: it is marked ${ENCRYPTED_ENCODING} but has no "${KEY_ID_METADATA}" in its metadata`);
+    if (id === undefined)
+      throw new PayloadDecryptionError(
+        `cannot decrypt a payload: it is marked ${ENCRYPTED_ENCODING} but has no "${KEY_ID_METADATA}" in its metadata`,
+      );
     const key: CodecKey | undefined = this.keys.byId.get(id);
     if (!key) {
       throw new PayloadDecryptionError(
@@ -80,7 +83,8 @@ export class AesGcmCodec implements PayloadCodec {
       );
     }
     const data = payload.data ?? new Uint8Array();
-    if (data.length < IV_BYTES + TAG_BYTES) throw new PayloadDecryptionError(`cannot decrypt a payload encrypted with key "${id}": its data is truncated (${data.length} bytes)`);
+    if (data.length < IV_BYTES + TAG_BYTES)
+      throw new PayloadDecryptionError(`cannot decrypt a payload encrypted with key "${id}": its data is truncated (${data.length} bytes)`);
     const iv = data.subarray(0, IV_BYTES);
     const tag = data.subarray(data.length - TAG_BYTES);
     const decipher = createDecipheriv('aes-256-gcm', key.key, iv);

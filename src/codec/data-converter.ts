@@ -2,8 +2,8 @@ import type { DataConverter, Payload } from '@temporalio/common';
 import { AesGcmCodec, isEncrypted, keyIdOf } from './aes-gcm-codec';
 import { CODEC_KEYS_ENV, codecKeysFromEnv } from './keys';
 
-export { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError, isEncrypted, keyIdOf } from './aes-gcm-codec';
-export { CODEC_KEYS_ENV, CodecKeyError, codecKeysFromEnv, generateCodecKey, parseCodecKeys, type CodecKeyring } from './keys';
+export { AesGcmCodec, ENCRYPTED_ENCODING, isEncrypted, KEY_ID_METADATA, keyIdOf, PayloadDecryptionError } from './aes-gcm-codec';
+export { CODEC_KEYS_ENV, CodecKeyError, type CodecKeyring, codecKeysFromEnv, generateCodecKey, parseCodecKeys } from './keys';
 
 /** The encryption codec configured by `GOT_CODEC_KEYS`, or undefined when it is unset (payloads stay plain). Throws `CodecKeyError` on a malformed value. */
 export function codecFromEnv(env: NodeJS.ProcessEnv = process.env): AesGcmCodec | undefined {
@@ -53,7 +53,8 @@ export function whyUnreadable(value: unknown, dataConverter: DataConverter | und
   if (!used.length) return undefined;
   const quoted = (ids: string[]) => ids.map((k) => `"${k}"`).join(', ');
   const codecs = dataConverter?.payloadCodecs ?? [];
-  if (!codecs.length) return `the run's payloads are encrypted (key ${quoted(used)}): set ${CODEC_KEYS_ENV} to the keys they were written with to read them`;
+  if (!codecs.length)
+    return `the run's payloads are encrypted (key ${quoted(used)}): set ${CODEC_KEYS_ENV} to the keys they were written with to read them`;
   const aes = codecs.filter((c): c is AesGcmCodec => c instanceof AesGcmCodec);
   if (aes.length !== codecs.length) return undefined;
   const known = new Set(aes.flatMap((c) => c.keyIds));

@@ -51,7 +51,8 @@ export function parseCodecKeys(value: string, source = CODEC_KEYS_ENV): CodecKey
     const id = entry.slice(0, colon).trim();
     const material = entry.slice(colon + 1).trim();
     // An id that is not an id may be key material written the wrong way round: never echo it either.
-    if (!KEY_ID.test(id)) fail(`${where} has an invalid key id (expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit)`);
+    if (!KEY_ID.test(id))
+      fail(`${where} has an invalid key id (expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit)`);
     if (keys.some((k) => k.id === id)) fail(`key id "${id}" appears more than once`);
     if (material === '') fail(`key "${id}" has no key after the ":"`);
     if (!BASE64.test(material)) fail(`key "${id}" is not base64`);
@@ -71,6 +72,7 @@ export function codecKeysFromEnv(env: NodeJS.ProcessEnv = process.env): CodecKey
 
 /** A fresh `<id>:<base64>` entry, to put first in `GOT_CODEC_KEYS`. */
 export function generateCodecKey(id: string): string {
-  if (!KEY_ID.test(id)) throw new CodecKeyError(`invalid key id "${id}": expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+  if (!KEY_ID.test(id))
+    throw new CodecKeyError(`invalid key id "${id}": expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
   return `${id}:${randomBytes(KEY_BYTES).toString('base64')}`;
 }

@@ -59,7 +59,10 @@ class HttpError extends Error {
 export function codecServerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<CodecServerOptions, 'port' | 'host' | 'log'> {
   const codec = codecFromEnv(env);
   if (!codec) throw new Error(`${CODEC_KEYS_ENV} is not set: the codec server needs the keys the payloads were encrypted with`);
-  const origins = env[CODEC_CORS_ORIGINS_ENV]?.split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = env[CODEC_CORS_ORIGINS_ENV]
+    ?.split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   const authorization = env[CODEC_AUTH_ENV]?.trim();
   return { codec, corsOrigins: origins?.length ? origins : DEFAULT_CORS_ORIGINS, ...(authorization ? { authorization } : {}) };
 }

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../run/search-attributes';
-import { isPortFree, LOOPBACK, spawnTracked, terminate, type TrackedProcess } from './process';
+import { isPortFree, LOOPBACK, spawnTracked, type TrackedProcess, terminate } from './process';
 
 /** Where and how a Temporal dev server is started. */
 export interface DevServerOptions {

@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
-import { DEV_SERVER_DEFAULTS, isServerHealthy, startDevServer, type DevServerHandle } from './dev-server';
+import { DEV_SERVER_DEFAULTS, type DevServerHandle, isServerHealthy, startDevServer } from './dev-server';
 import { commandLineOf, isAlive, terminate } from './process';
 import { ensureTemporalCli } from './temporal-cli';
 

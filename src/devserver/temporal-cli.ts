@@ -86,12 +86,7 @@ async function buildTemporalCli(log: (line: string) => void): Promise<void> {
   log(`Built the Temporal CLI in ${seconds}s.`);
 }
 
-function runStreaming(
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  log: (line: string) => void,
-): Promise<number> {
+function runStreaming(command: string, args: string[], env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     createInterface({ input: child.stdout }).on('line', log);

@@ -37,7 +37,15 @@ export function figureSpec(rows: EvalRow[], o: FigureOptions): TopLevelSpec {
         {
           transform: [{ aggregate: [{ op: 'sum', field: 'cost', as: 'totalCost' }], groupby: ['scheme'] }],
           mark: { type: 'bar', color: '#f2a541', opacity: 0.35, width: { band: 0.8 } },
-          encoding: { x, y: { field: 'totalCost', type: 'quantitative', title: 'total cost of the runs (USD)', axis: { orient: 'right', titleColor: '#c47a12' } } },
+          encoding: {
+            x,
+            y: {
+              field: 'totalCost',
+              type: 'quantitative',
+              title: 'total cost of the runs (USD)',
+              axis: { orient: 'right', titleColor: '#c47a12' },
+            },
+          },
         },
         {
           mark: { type: 'boxplot', extent: 1.5, size: 22, color: '#3a6ea5', median: { color: 'white' } },
@@ -55,6 +63,12 @@ export async function renderFigure(spec: TopLevelSpec, svgPath: string, pngPath:
   const svg = await view.toSVG();
   view.finalize();
   writeFileSync(svgPath, svg);
-  const png = new Resvg(svg, { fitTo: { mode: 'zoom', value: 2 }, background: 'white', font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
+  const png = new Resvg(svg, {
+    fitTo: { mode: 'zoom', value: 2 },
+    background: 'white',
+    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },
+  })
+    .render()
+    .asPng();
   writeFileSync(pngPath, png);
 }

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { jobKey, type EvalJob } from './plan';
+import { type EvalJob, jobKey } from './plan';
 
 export interface EvalRow extends EvalJob {
   /** The best final thought's score (undefined when nothing was scored). */
@@ -20,7 +20,22 @@ export interface EvalRow extends EvalJob {
 /** A run that ended (with or without an answer): it is not run again, and it counts in the summary. */
 const finished = (r: EvalRow) => r.status === 'completed' || r.status === 'noAnswer';
 
-export const COLUMNS: (keyof EvalRow)[] = ['task', 'scheme', 'size', 'sample', 'score', 'solved', 'llmCalls', 'promptTokens', 'completionTokens', 'costUsd', 'wallMs', 'workflowId', 'status', 'error'];
+export const COLUMNS: (keyof EvalRow)[] = [
+  'task',
+  'scheme',
+  'size',
+  'sample',
+  'score',
+  'solved',
+  'llmCalls',
+  'promptTokens',
+  'completionTokens',
+  'costUsd',
+  'wallMs',
+  'workflowId',
+  'status',
+  'error',
+];
 
 /**
  * Rows are appended to a JSON-lines journal as runs finish, so an interrupted evaluation resumes
@@ -39,7 +54,11 @@ export class ResultJournal {
 
   /** Finished rows by job key (failed runs are retried on the next invocation). */
   completed(): Map<string, EvalRow> {
-    return new Map(this.read().filter(finished).map((r) => [jobKey(r), r]));
+    return new Map(
+      this.read()
+        .filter(finished)
+        .map((r) => [jobKey(r), r]),
+    );
   }
 
   append(row: EvalRow): void {
@@ -77,7 +96,10 @@ export function summarize(rows: EvalRow[], schemes: string[]): SchemeSummary[] {
     schemes
       .map((scheme) => {
         const group = rows.filter((r) => r.size === size && r.scheme === scheme && finished(r));
-        const scores = group.map((r) => r.score).filter((s): s is number => s !== null).sort((a, b) => a - b);
+        const scores = group
+          .map((r) => r.score)
+          .filter((s): s is number => s !== null)
+          .sort((a, b) => a - b);
         return {
           scheme,
           size,
@@ -100,10 +122,12 @@ function median(sorted: number[]): number {
 }
 
 export function formatSummary(summary: SchemeSummary[]): string {
-  const header = '| size | scheme | runs | no answer | median score | mean score | solved | total cost | mean wall time |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|';
+  const header =
+    '| size | scheme | runs | no answer | median score | mean score | solved | total cost | mean wall time |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|';
   const fmt = (n: number | null, digits = 2) => (n === null ? 'n/a' : n.toFixed(digits));
   const lines = summary.map(
-    (s) => `| ${s.size} | ${s.scheme} | ${s.runs} | ${s.noAnswer} | ${fmt(s.medianScore)} | ${fmt(s.meanScore)} | ${(s.solvedShare * 100).toFixed(0)}% | $${s.totalCostUsd.toFixed(4)} | ${(s.meanWallMs / 1000).toFixed(2)} s |`,
+    (s) =>
+      `| ${s.size} | ${s.scheme} | ${s.runs} | ${s.noAnswer} | ${fmt(s.medianScore)} | ${fmt(s.meanScore)} | ${(s.solvedShare * 100).toFixed(0)}% | $${s.totalCostUsd.toFixed(4)} | ${(s.meanWallMs / 1000).toFixed(2)} s |`,
   );
   return [header, ...lines].join('\n');
 }

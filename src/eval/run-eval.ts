@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
-import { checkRun } from '../run/check';
-import { type RunRequestInput, type RunResult } from '../run/request';
-import { WORKFLOW_TYPE } from '../run/wire';
-import { getTask } from '../tasks/registry';
-import { requestFromOptions, type RunOptions } from '../cli/commands/run';
+import { type RunOptions, requestFromOptions } from '../cli/commands/run';
 import { defaultLlmSource } from '../cli/llm-source';
 import { startRuntime } from '../cli/runtime';
+import { checkRun } from '../run/check';
+import type { RunRequestInput, RunResult } from '../run/request';
+import { WORKFLOW_TYPE } from '../run/wire';
+import { getTask } from '../tasks/registry';
 import { figureSpec, renderFigure } from './figure';
-import { jobKey, planJobs, type EvalJob } from './plan';
-import { formatSummary, latestRows, ResultJournal, summarize, writeTables, type EvalRow } from './results';
+import { type EvalJob, jobKey, planJobs } from './plan';
+import { type EvalRow, formatSummary, latestRows, ResultJournal, summarize, writeTables } from './results';
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a dollar sign before cli-progress's {cost} placeholder.
 const PROGRESS_FORMAT = '  {bar} {value}/{total} runs · ${cost} · {failed} failed';
@@ -55,8 +55,15 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   log(`${jobs.length} runs planned, ${done.size} already done, ${todo.length} to run (${o.concurrency} at a time); results in ${out}`);
 
   if (todo.length) {
-    const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, llm: o.llm ?? defaultLlmSource(), log });
-    const bar = o.progress && process.stderr.isTTY ? new SingleBar({ format: PROGRESS_FORMAT, stream: process.stderr, hideCursor: true }) : undefined;
+    const runtime = await startRuntime({
+      inProcessWorker: o.worker,
+      taskQueue: o.taskQueue,
+      simulatedLatencyMs: o.latency,
+      llm: o.llm ?? defaultLlmSource(),
+      log,
+    });
+    const bar =
+      o.progress && process.stderr.isTTY ? new SingleBar({ format: PROGRESS_FORMAT, stream: process.stderr, hideCursor: true }) : undefined;
     let cost = 0;
     let failed = 0;
     bar?.start(todo.length, 0, { cost: '0.0000', failed });
@@ -76,11 +83,26 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   }
 
   const rows = latestRows(journal.read(), jobs);
-  const files = { csv: join(out, 'runs.csv'), json: join(out, 'runs.json'), summary: join(out, 'summary.md'), svg: join(out, 'figure.svg'), png: join(out, 'figure.png') };
+  const files = {
+    csv: join(out, 'runs.csv'),
+    json: join(out, 'runs.json'),
+    summary: join(out, 'summary.md'),
+    svg: join(out, 'figure.svg'),
+    png: join(out, 'figure.png'),
+  };
   writeTables(rows, files.csv, files.json);
   const summary = formatSummary(summarize(rows, o.schemes));
   writeFileSync(files.summary, `# ${task.title}\n\n${summary}\n`);
-  await renderFigure(figureSpec(rows, { task: task.title, schemes: o.schemes, higherIsBetter: task.higherIsBetter, ...(task.plotMax ? { plotMax: task.plotMax } : {}) }), files.svg, files.png);
+  await renderFigure(
+    figureSpec(rows, {
+      task: task.title,
+      schemes: o.schemes,
+      higherIsBetter: task.higherIsBetter,
+      ...(task.plotMax ? { plotMax: task.plotMax } : {}),
+    }),
+    files.svg,
+    files.png,
+  );
   console.log(summary);
   return { rows, ran: todo.length, reused: done.size, files };
 }
@@ -111,7 +133,13 @@ function requestFor(job: EvalJob, o: EvalOptions): RunRequestInput {
 async function runJob(client: Client, job: EvalJob, request: RunRequestInput, taskQueue: string, evalId: string): Promise<EvalRow> {
   const workflowId = `eval-${evalId}-${job.task}-${job.scheme}-${job.size}-s${job.sample}`;
   const handle = await client.workflow
-    .start(WORKFLOW_TYPE, { taskQueue, workflowId, args: [request], workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' })
+    .start(WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId,
+      args: [request],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    })
     .catch((e: unknown) => {
       // Finished earlier (the journal was lost or the eval was interrupted after the run): read its result, do not pay again.
       if (e instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(workflowId);
@@ -134,7 +162,9 @@ async function runJob(client: Client, job: EvalJob, request: RunRequestInput, ta
       costUsd: totals.costUsd,
       wallMs: closeTime ? closeTime.getTime() - startTime.getTime() : 0,
       status: noAnswer ? 'noAnswer' : 'completed',
-      ...(noAnswer ? { error: result.noAnswer ? `no answer from ${result.noAnswer.operation}: ${result.noAnswer.reason}` : 'no scored final thought' } : {}),
+      ...(noAnswer
+        ? { error: result.noAnswer ? `no answer from ${result.noAnswer.operation}: ${result.noAnswer.reason}` : 'no scored final thought' }
+        : {}),
     };
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw e;

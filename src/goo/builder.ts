@@ -31,7 +31,12 @@ export class GooBuilder {
   }
 
   validateAndImprove(inputs: Inputs, o: LlmOptions & { tries?: number }): Ref {
-    return this.add({ type: 'validateAndImprove', prompt: o.prompt, tries: o.tries ?? 3, params: o.params as never }, inputs, 'validate', o.id);
+    return this.add(
+      { type: 'validateAndImprove', prompt: o.prompt, tries: o.tries ?? 3, params: o.params as never },
+      inputs,
+      'validate',
+      o.id,
+    );
   }
 
   score(inputs: Inputs, o: Common & { llm?: { prompt: string; samples?: number } } = {}): Ref {

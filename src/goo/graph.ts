@@ -1,5 +1,5 @@
-import type { GoO, Operation } from './schema';
 import { FAILURE } from '../run/wire';
+import type { GoO, Operation } from './schema';
 
 /**
  * What the Controller needs to know of a GoO besides its shape, without the schema library: the
@@ -20,10 +20,7 @@ export type Limits = { [K in keyof typeof DEFAULT_LIMITS]: number };
 export const LLM_OPERATION_TYPES = ['generate', 'aggregate', 'improve', 'validateAndImprove'] as const;
 
 export function callsLlm(op: Operation): boolean {
-  return (
-    (LLM_OPERATION_TYPES as readonly string[]).includes(op.type) ||
-    (op.type === 'score' && op.scorer.kind === 'llm')
-  );
+  return (LLM_OPERATION_TYPES as readonly string[]).includes(op.type) || (op.type === 'score' && op.scorer.kind === 'llm');
 }
 
 export interface Issue {
@@ -70,7 +67,10 @@ export function analyzeGoO(goo: GoO, limits: Limits = DEFAULT_LIMITS, prefix = '
   const issues: Issue[] = [];
 
   if (goo.operations.length > limits.maxOperations) {
-    issues.push({ path: formatPath([prefix, 'operations']), message: `at most ${limits.maxOperations} operations are allowed, got ${goo.operations.length}` });
+    issues.push({
+      path: formatPath([prefix, 'operations']),
+      message: `at most ${limits.maxOperations} operations are allowed, got ${goo.operations.length}`,
+    });
   }
 
   const byId = new Map<string, Operation>();
@@ -82,7 +82,10 @@ export function analyzeGoO(goo: GoO, limits: Limits = DEFAULT_LIMITS, prefix = '
   goo.operations.forEach((op, i) => {
     for (const { field, message } of checkBounds(op, limits)) issues.push({ path: at(i, field), message });
     if (op.inputs.length === 0 && op.type !== 'generate') {
-      issues.push({ path: at(i, 'inputs'), message: `a ${op.type} operation needs at least one input operation (only generate may start from the problem)` });
+      issues.push({
+        path: at(i, 'inputs'),
+        message: `a ${op.type} operation needs at least one input operation (only generate may start from the problem)`,
+      });
     }
     const seen = new Set<string>();
     for (const input of op.inputs) {
@@ -100,7 +103,9 @@ export function analyzeGoO(goo: GoO, limits: Limits = DEFAULT_LIMITS, prefix = '
   const order = topologicalOrder(goo.operations, successors);
   if (order.length < goo.operations.length) {
     const cycle = findCycle(byId, new Set(order));
-    throw new ValidationError('GoO', [{ path: formatPath([prefix, 'operations']), message: `the operations form a cycle: ${cycle.join(' -> ')}` }]);
+    throw new ValidationError('GoO', [
+      { path: formatPath([prefix, 'operations']), message: `the operations form a cycle: ${cycle.join(' -> ')}` },
+    ]);
   }
   const sinks = goo.operations.filter((op) => successors.get(op.id)!.length === 0).map((op) => op.id);
   return { goo, byId, order, successors, sinks };
@@ -115,7 +120,10 @@ function checkBounds(op: Operation, limits: Limits): { field: string; message: s
     problems.push({ field: 'tries', message: `tries = ${op.tries} exceeds the configured bound of ${limits.maxTries}` });
   }
   if (op.type === 'score' && op.scorer.kind === 'llm' && op.scorer.samples > limits.maxScoreSamples) {
-    problems.push({ field: 'scorer.samples', message: `scorer.samples = ${op.scorer.samples} exceeds the configured bound of ${limits.maxScoreSamples}` });
+    problems.push({
+      field: 'scorer.samples',
+      message: `scorer.samples = ${op.scorer.samples} exceeds the configured bound of ${limits.maxScoreSamples}`,
+    });
   }
   return problems;
 }

@@ -55,7 +55,11 @@ export const Scorer = z.discriminatedUnion('kind', [
   // A person scores the thoughts through the workflow's `scoreThoughts` update (the paper lets humans act as scorers).
   z.strictObject({
     kind: z.literal('human'),
-    timeoutSeconds: z.number().positive().max(30 * 24 * 3600).default(3600),
+    timeoutSeconds: z
+      .number()
+      .positive()
+      .max(30 * 24 * 3600)
+      .default(3600),
     /** What happens when nobody scores in time: the task's local score, or leave the thoughts unscored. */
     fallback: z.enum(['local', 'unscored']).default('local'),
   }),
@@ -125,4 +129,4 @@ export type GoOInput = z.input<typeof GoO>;
 export type OperationOf<T extends OperationType> = Extract<Operation, { type: T }>;
 export type Scorer = z.infer<typeof Scorer>;
 
-export { LLM_OPERATION_TYPES, callsLlm } from './graph';
+export { callsLlm, LLM_OPERATION_TYPES } from './graph';

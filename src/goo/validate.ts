@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { analyzeGoO, DEFAULT_LIMITS, formatPath, ValidationError, type AnalyzedGoO, type Issue, type Limits } from './graph';
+import { type AnalyzedGoO, analyzeGoO, DEFAULT_LIMITS, formatPath, type Issue, type Limits, ValidationError } from './graph';
 import { GoO, type GoOInput } from './schema';
 
-export { analyzeGoO, formatPath, ValidationError, type AnalyzedGoO, type Issue, type Limits } from './graph';
+export { type AnalyzedGoO, analyzeGoO, formatPath, type Issue, type Limits, ValidationError } from './graph';
 
 export function zodIssues(error: z.ZodError, prefix = ''): Issue[] {
   return error.issues.map((issue) => ({

@@ -52,5 +52,9 @@ export function finalThoughts(grs: Grs, index = thoughtsById(grs)): Thought[] {
 
 /** The best scored final thought by the task's direction, if any final thought was scored. */
 export function bestThought(grs: Grs, higherIsBetter: boolean, index = thoughtsById(grs)): Thought | undefined {
-  return keepBestN(finalThoughts(grs, index).filter((t) => t.score !== undefined), 1, higherIsBetter)[0];
+  return keepBestN(
+    finalThoughts(grs, index).filter((t) => t.score !== undefined),
+    1,
+    higherIsBetter,
+  )[0];
 }

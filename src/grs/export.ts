@@ -6,7 +6,8 @@ import type { Grs, Thought } from './types';
  * are edges, and the best thought with its ancestry is highlighted.
  */
 
-const label = (t: Thought) => `${t.id}${t.score === undefined ? '' : `\\nscore ${round(t.score)}`}${t.valid ? '' : '\\ninvalid'}${t.solved ? '\\nsolved' : ''}`;
+const label = (t: Thought) =>
+  `${t.id}${t.score === undefined ? '' : `\\nscore ${round(t.score)}`}${t.valid ? '' : '\\ninvalid'}${t.solved ? '\\nsolved' : ''}`;
 const round = (n: number) => Math.round(n * 100) / 100;
 
 export function toDot(grs: Grs, bestId?: string): string {

@@ -24,7 +24,12 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
     budgetExhausted: grs.budgetExhausted,
     operations: grs.operations,
     calls: grs.calls,
-    thoughts: grs.thoughts.map((t) => ({ ...t, volume: volume(grs, t.id, index), onBestPath: best.has(t.id), answer: o.answers?.[t.id] ?? null })),
+    thoughts: grs.thoughts.map((t) => ({
+      ...t,
+      volume: volume(grs, t.id, index),
+      onBestPath: best.has(t.id),
+      answer: o.answers?.[t.id] ?? null,
+    })),
   };
   // Escaping "<" keeps any text inside thoughts from closing the script element.
   const json = JSON.stringify(data).replace(/</g, '\\u003c');

@@ -67,7 +67,12 @@ export class GrsRecorder {
         Object.assign(this.operation(fact.id), { status: 'running', inputThoughts: fact.inputThoughts, startedAt: fact.at });
         return;
       case 'operationFinished':
-        Object.assign(this.operation(fact.id), { status: fact.status, outputThoughts: fact.outputThoughts, endedAt: fact.at, ...(fact.note ? { note: fact.note } : {}) });
+        Object.assign(this.operation(fact.id), {
+          status: fact.status,
+          outputThoughts: fact.outputThoughts,
+          endedAt: fact.at,
+          ...(fact.note ? { note: fact.note } : {}),
+        });
         return;
       case 'thoughtsCreated':
         fact.created.forEach((c, i) => {

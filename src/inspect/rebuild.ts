@@ -1,13 +1,13 @@
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { temporal } from '@temporalio/proto';
 import { decodeFromPayloadsAtIndex, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
-import { GrsRecorder, type GrsFact } from '../grs/recorder';
-import type { RunRequestInput } from '../run/request';
-import type { Grs } from '../grs/types';
+import type { temporal } from '@temporalio/proto';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workflowCodeOption } from '../../worker/bundle';
 import { dataConverterFromEnv, whyUnreadable } from '../codec/data-converter';
+import { type GrsFact, GrsRecorder } from '../grs/recorder';
+import type { Grs } from '../grs/types';
+import type { RunRequestInput } from '../run/request';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -41,7 +41,12 @@ export async function rebuildGrs(history: History, o: RebuildOptions = {}): Prom
 }
 
 /** Fetches a run's history from the server and rebuilds its GRS, decoding payloads as the client does unless told otherwise. */
-export async function inspectRun(client: Client, workflowId: string, runId?: string, o: RebuildOptions = {}): Promise<{ grs: Grs; history: History }> {
+export async function inspectRun(
+  client: Client,
+  workflowId: string,
+  runId?: string,
+  o: RebuildOptions = {},
+): Promise<{ grs: Grs; history: History }> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
   const clientCodecs = client.options.dataConverter.payloadCodecs?.length ? { dataConverter: client.options.dataConverter } : {};
   return { grs: await rebuildGrs(history, { ...clientCodecs, ...o }), history };

@@ -28,7 +28,11 @@ export function splitReasoning(content: string, field?: unknown): SplitAnswer {
  * chat format, per-message overhead included) and every answer with its reasoning. The GPT tokenizer
  * is an estimate for other models' tokenizers; it is loaded only when needed (~0.3 s of CPU).
  */
-export async function estimateUsage(messages: ChatMessage[], requests: number, outputs: string[]): Promise<{ promptTokens: number; completionTokens: number }> {
+export async function estimateUsage(
+  messages: ChatMessage[],
+  requests: number,
+  outputs: string[],
+): Promise<{ promptTokens: number; completionTokens: number }> {
   const { encode } = await import('gpt-tokenizer');
   const prompt = messages.reduce((sum, m) => sum + 4 + encode(m.content).length, 3);
   return { promptTokens: prompt * requests, completionTokens: outputs.reduce((sum, text) => sum + (text ? encode(text).length : 0), 0) };

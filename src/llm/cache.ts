@@ -17,7 +17,15 @@ export interface CacheKeyParts {
 }
 
 export function cacheKey(p: CacheKeyParts): string {
-  const canonical = JSON.stringify([p.endpoint, p.model, p.messages.map((m) => [m.role, m.content]), p.temperature, p.maxTokens ?? null, p.samples, p.seed]);
+  const canonical = JSON.stringify([
+    p.endpoint,
+    p.model,
+    p.messages.map((m) => [m.role, m.content]),
+    p.temperature,
+    p.maxTokens ?? null,
+    p.samples,
+    p.seed,
+  ]);
   return createHash('sha256').update(canonical).digest('hex');
 }
 

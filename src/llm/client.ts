@@ -1,10 +1,10 @@
 import OpenAI from 'openai';
-import { RateLimiter, type RateLimits } from './rate-limit';
 import type { Usage } from '../grs/types';
 import type { ChatMessage } from '../tasks/task';
+import { estimateUsage, splitReasoning } from './answers';
 import { LlmResponseError } from './errors';
 import { createLlmFetch } from './http';
-import { estimateUsage, splitReasoning } from './answers';
+import { RateLimiter, type RateLimits } from './rate-limit';
 
 export interface LlmEndpoint {
   baseURL: string;
@@ -62,7 +62,13 @@ export class LlmClient {
     o: LlmClientOptions = {},
   ) {
     this.quoteBodies = o.quoteBodies ?? true;
-    this.openai = new OpenAI({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, maxRetries: 0, timeout: 10 * 60_000, fetch: createLlmFetch() });
+    this.openai = new OpenAI({
+      baseURL: endpoint.baseURL,
+      apiKey: endpoint.apiKey,
+      maxRetries: 0,
+      timeout: 10 * 60_000,
+      fetch: createLlmFetch(),
+    });
     this.limiter = new RateLimiter(limits);
   }
 
@@ -77,7 +83,14 @@ export class LlmClient {
   }
 
   private async request(req: CompletionRequest): Promise<Completion> {
-    const out: Completion = { texts: [], reasoning: [], finishReasons: [], usage: { promptTokens: 0, completionTokens: 0 }, model: req.model, requests: 0 };
+    const out: Completion = {
+      texts: [],
+      reasoning: [],
+      finishReasons: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      model: req.model,
+      requests: 0,
+    };
     const unreported: string[] = [];
     let unreportedRequests = 0;
     while (out.texts.length < req.samples) {
@@ -85,7 +98,8 @@ export class LlmClient {
       const n = this.endpoint.supportsN && !this.quirksOf(req.model).oneSamplePerRequest ? missing : 1;
       const response = await this.ask(req, n, req.seed + out.requests);
       // A proxy's error page or a cut-off body can arrive as a 200: it is a fault to retry, not an answer.
-      if (!isChatCompletion(response)) throw new LlmResponseError(`expected a chat completion, got ${this.quoteBodies ? describe(response) : shapeOf(response)}`);
+      if (!isChatCompletion(response))
+        throw new LlmResponseError(`expected a chat completion, got ${this.quoteBodies ? describe(response) : shapeOf(response)}`);
       out.requests += 1;
       out.model = response.model || req.model;
       // Some compatible servers leave out `index`; their order is then the list's.
@@ -101,7 +115,8 @@ export class LlmClient {
         out.texts.push(answer);
         out.reasoning.push(reasoning);
         out.finishReasons.push(choice.finish_reason ?? 'unknown');
-        if (!response.usage) unreported.push(message.content ?? '', reasoning && !(message.content ?? '').includes(reasoning) ? reasoning : '');
+        if (!response.usage)
+          unreported.push(message.content ?? '', reasoning && !(message.content ?? '').includes(reasoning) ? reasoning : '');
       }
       if (response.usage) {
         out.usage.promptTokens += response.usage.prompt_tokens ?? 0;
@@ -111,15 +126,21 @@ export class LlmClient {
     // An endpoint that reports no usage would make every call free and no budget would ever stop a run.
     if (unreportedRequests) {
       const counted = await estimateUsage(req.messages, unreportedRequests, unreported);
-      out.usage = { promptTokens: out.usage.promptTokens + counted.promptTokens, completionTokens: out.usage.completionTokens + counted.completionTokens, estimated: true };
+      out.usage = {
+        promptTokens: out.usage.promptTokens + counted.promptTokens,
+        completionTokens: out.usage.completionTokens + counted.completionTokens,
+        estimated: true,
+      };
     }
     return out;
   }
 
   /** What this endpoint has refused of a model so far: learnt from its 400s, kept for the worker's life. */
   private quirksOf(model: string): EndpointQuirks {
-    let quirks = this.quirks.get(model);
-    if (!quirks) this.quirks.set(model, (quirks = { maxTokensField: 'max_tokens', defaultTemperatureOnly: false, oneSamplePerRequest: false }));
+    const known = this.quirks.get(model);
+    if (known) return known;
+    const quirks: EndpointQuirks = { maxTokensField: 'max_tokens', defaultTemperatureOnly: false, oneSamplePerRequest: false };
+    this.quirks.set(model, quirks);
     return quirks;
   }
 
@@ -200,7 +221,11 @@ function isChatCompletion(value: unknown): value is OpenAI.ChatCompletion {
 function shapeOf(value: unknown): string {
   if (typeof value === 'string') return `a text body of ${value.length} characters`;
   if (value === null || value === undefined) return 'an empty body';
-  return Array.isArray(value) ? `an array of ${value.length} items` : typeof value === 'object' ? `an object with the keys ${Object.keys(value).slice(0, 10).join(', ')}` : `a ${typeof value}`;
+  return Array.isArray(value)
+    ? `an array of ${value.length} items`
+    : typeof value === 'object'
+      ? `an object with the keys ${Object.keys(value).slice(0, 10).join(', ')}`
+      : `a ${typeof value}`;
 }
 
 function describe(value: unknown): string {

@@ -41,33 +41,45 @@ const REJECTION_CAUSES: Record<number, string> = {
 export const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 /** Node's and undici's codes for a connection that could not be made or broke mid-way. */
-const CONNECTION_CODES = /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/;
+const CONNECTION_CODES =
+  /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/;
 
 export function classifyLlmError(error: unknown, baseURL: string): LlmFault {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return { retryable: true, kind: 'timeout', message: `LLM request to ${baseURL} timed out` };
+  if (error instanceof OpenAI.APIConnectionTimeoutError)
+    return { retryable: true, kind: 'timeout', message: `LLM request to ${baseURL} timed out` };
   if (error instanceof OpenAI.APIConnectionError) {
     return { retryable: true, kind: 'connection', message: `could not reach ${baseURL}: ${error.message}${causeDetail(error)}` };
   }
-  if (error instanceof OpenAI.APIUserAbortError) return { retryable: true, kind: 'connection', message: `LLM request to ${baseURL} was aborted` };
+  if (error instanceof OpenAI.APIUserAbortError)
+    return { retryable: true, kind: 'connection', message: `LLM request to ${baseURL} was aborted` };
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     // openai prefixes its messages with the status ("401 Incorrect API key"); the status is named separately here.
     const detail = error.message.replace(new RegExp(`^${error.status} `), '');
     if (error.status === 429) {
-      return withRetryAfter({ retryable: true, kind: 'rate-limited', message: `rate limited by ${baseURL} (429): ${detail}` }, error.headers);
+      return withRetryAfter(
+        { retryable: true, kind: 'rate-limited', message: `rate limited by ${baseURL} (429): ${detail}` },
+        error.headers,
+      );
     }
     if (error.status === 408 || error.status === 409 || error.status >= 500) {
       // Overloaded servers (503) send Retry-After too; it is honoured the same way.
-      return withRetryAfter({ retryable: true, kind: 'server-error', message: `${baseURL} answered ${error.status}: ${detail}` }, error.headers);
+      return withRetryAfter(
+        { retryable: true, kind: 'server-error', message: `${baseURL} answered ${error.status}: ${detail}` },
+        error.headers,
+      );
     }
     const cause = REJECTION_CAUSES[error.status] ?? `request refused with status ${error.status}`;
     return { retryable: false, kind: 'rejected', status: error.status, message: `${cause} by ${baseURL} (${error.status}): ${detail}` };
   }
-  if (error instanceof LlmResponseError) return { retryable: true, kind: 'malformed', message: `malformed response from ${baseURL}: ${error.message}` };
+  if (error instanceof LlmResponseError)
+    return { retryable: true, kind: 'malformed', message: `malformed response from ${baseURL}: ${error.message}` };
   // openai parses a 200's JSON body itself: a body that is not JSON surfaces as the parser's SyntaxError.
-  if (error instanceof SyntaxError) return { retryable: true, kind: 'malformed', message: `malformed response from ${baseURL} (not JSON): ${error.message}` };
+  if (error instanceof SyntaxError)
+    return { retryable: true, kind: 'malformed', message: `malformed response from ${baseURL} (not JSON): ${error.message}` };
   // A connection that breaks while the body is read surfaces as undici's TypeError("terminated") with a socket error as its cause.
   const code = connectionCode(error);
-  if (code) return { retryable: true, kind: 'connection', message: `connection to ${baseURL} failed: ${messageOf(error)}${causeDetail(error)}` };
+  if (code)
+    return { retryable: true, kind: 'connection', message: `connection to ${baseURL} failed: ${messageOf(error)}${causeDetail(error)}` };
   return { retryable: true, kind: 'unexpected', message: `LLM call to ${baseURL} failed: ${messageOf(error)}${causeDetail(error)}` };
 }
 

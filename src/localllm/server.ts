@@ -10,10 +10,19 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
-import { getLlama, LlamaChat, LlamaLogLevel, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContextSequence, type LlamaModel } from 'node-llama-cpp';
+import {
+  type ChatHistoryItem,
+  type ChatWrapper,
+  getLlama,
+  LlamaChat,
+  type LlamaContextSequence,
+  LlamaLogLevel,
+  type LlamaModel,
+  resolveChatWrapper,
+} from 'node-llama-cpp';
 import { LOCAL_LLM_DEFAULTS } from './defaults';
 import { SlotPool } from './pool';
-import { OpenAiError, parseChatRequest, type ChatMessage, type ChatRequest } from './request';
+import { type ChatMessage, type ChatRequest, OpenAiError, parseChatRequest } from './request';
 
 /** How to serve: which model, where, and how many requests at once. */
 export interface LocalLlmOptions {
@@ -90,7 +99,11 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   // build: 'never' — only the prebuilt binary from npm is used: no download, no compiler at run time.
   const llama = await getLlama({ gpu: false, build: 'never', maxThreads: threads, logLevel: LlamaLogLevel.error, progressLogs: false });
   const model = await llama.loadModel({ modelPath: opts.modelPath });
-  const context = await model.createContext({ contextSize: opts.contextSize ?? LOCAL_LLM_DEFAULTS.contextSize, sequences: parallel, threads });
+  const context = await model.createContext({
+    contextSize: opts.contextSize ?? LOCAL_LLM_DEFAULTS.contextSize,
+    sequences: parallel,
+    threads,
+  });
   const sequences = Array.from({ length: parallel }, () => context.getSequence());
   const pool = new SlotPool(sequences);
   const chatWrapper = modelChatWrapper(model);
@@ -104,7 +117,13 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   const handling = new Set<Promise<void>>();
 
   /** The choices of a request, generated on one borrowed sequence. */
-  async function generate(req: ChatRequest, history: ChatHistoryItem[], promptTokens: number, signal: AbortSignal, listener?: ChoiceListener): Promise<Choice[]> {
+  async function generate(
+    req: ChatRequest,
+    history: ChatHistoryItem[],
+    promptTokens: number,
+    signal: AbortSignal,
+    listener?: ChoiceListener,
+  ): Promise<Choice[]> {
     const room = contextSize - promptTokens;
     // Asking for more than the context holds is answered with as much as fits, marked `length`.
     const maxTokens = Math.min(req.maxTokens ?? room, room);
@@ -113,7 +132,13 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     try {
       const choices: Choice[] = [];
       for (let index = 0; index < req.n; index++) {
-        const choice = await generateChoice(sequence, history, { req, index, maxTokens, signal, ...(listener && { onText: (text: string) => listener.text(index, text) }) });
+        const choice = await generateChoice(sequence, history, {
+          req,
+          index,
+          maxTokens,
+          signal,
+          ...(listener && { onText: (text: string) => listener.text(index, text) }),
+        });
         listener?.done(index, choice);
         choices.push(choice);
       }
@@ -164,7 +189,9 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   /** The prompt as the model sees it (its chat template applied), and its length in the model's tokens. */
   function preparePrompt(messages: ChatMessage[]): { history: ChatHistoryItem[]; promptTokens: number } {
     const history: ChatHistoryItem[] = [
-      ...messages.map((m): ChatHistoryItem => (m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content })),
+      ...messages.map(
+        (m): ChatHistoryItem => (m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content }),
+      ),
       { type: 'model', response: [] },
     ];
     const { contextText } = chatWrapper.generateContextState({ chatHistory: history });
@@ -201,7 +228,9 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     const created = Math.floor(Date.now() / 1000);
     try {
       if (request.stream) {
-        await streamCompletion(res, { id, created, model: modelId }, request, promptTokens, (listener) => generate(request, history, promptTokens, controller.signal, listener));
+        await streamCompletion(res, { id, created, model: modelId }, request, promptTokens, (listener) =>
+          generate(request, history, promptTokens, controller.signal, listener),
+        );
       } else {
         const choices = await generate(request, history, promptTokens, controller.signal);
         sendJson(res, 200, {
@@ -209,7 +238,12 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
           object: 'chat.completion',
           created,
           model: modelId,
-          choices: choices.map((c, index) => ({ index, message: { role: 'assistant', content: c.text, refusal: null }, logprobs: null, finish_reason: c.finishReason })),
+          choices: choices.map((c, index) => ({
+            index,
+            message: { role: 'assistant', content: c.text, refusal: null },
+            logprobs: null,
+            finish_reason: c.finishReason,
+          })),
           usage: usageOf(promptTokens, choices),
         });
       }
@@ -227,7 +261,10 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
 
   const server = createServer((req, res) => {
     const handled = handle(req, res).catch((error: unknown) => {
-      const failure = error instanceof OpenAiError ? error : new OpenAiError(500, `The local model failed: ${error instanceof Error ? error.message : String(error)}`);
+      const failure =
+        error instanceof OpenAiError
+          ? error
+          : new OpenAiError(500, `The local model failed: ${error instanceof Error ? error.message : String(error)}`);
       if (failure.status >= 500) log(failure.message);
       if (res.destroyed) return;
       if (!res.headersSent) sendJson(res, failure.status, failure.body());
@@ -244,7 +281,9 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   } catch (error) {
     await llama.dispose(); // e.g. the port is taken: the model's memory is not kept for nothing
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new Error(`Port ${opts.port ?? LOCAL_LLM_DEFAULTS.port} on ${opts.host ?? LOCAL_LLM_DEFAULTS.host} is taken (another local-llm?): choose another with --port.`);
+      throw new Error(
+        `Port ${opts.port ?? LOCAL_LLM_DEFAULTS.port} on ${opts.host ?? LOCAL_LLM_DEFAULTS.host} is taken (another local-llm?): choose another with --port.`,
+      );
     }
     throw error;
   }
@@ -281,8 +320,13 @@ function modelChatWrapper(model: LlamaModel): ChatWrapper {
   const template = model.fileInfo.metadata?.tokenizer?.chat_template;
   if (typeof template !== 'string') return resolveChatWrapper(model);
   return (
-    resolveChatWrapper({ type: 'jinjaTemplate', bosString: model.tokens.bosString, filename: model.filename, fileInfo: model.fileInfo, tokenizer: model.tokenizer }) ??
-    resolveChatWrapper(model)
+    resolveChatWrapper({
+      type: 'jinjaTemplate',
+      bosString: model.tokens.bosString,
+      filename: model.filename,
+      fileInfo: model.fileInfo,
+      tokenizer: model.tokenizer,
+    }) ?? resolveChatWrapper(model)
   );
 }
 
@@ -303,10 +347,18 @@ async function streamCompletion(
   generate: (listener: ChoiceListener) => Promise<Choice[]>,
 ): Promise<void> {
   const send = (choices: unknown[], extra: Record<string, unknown> = {}) => {
-    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...(req.includeUsage && { usage: null }), ...extra })}\n\n`);
+    if (!res.headersSent)
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.write(
+      `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...(req.includeUsage && { usage: null }), ...extra })}\n\n`,
+    );
   };
-  const delta = (index: number, d: Record<string, unknown>, finishReason: string | null = null) => ({ index, delta: d, logprobs: null, finish_reason: finishReason });
+  const delta = (index: number, d: Record<string, unknown>, finishReason: string | null = null) => ({
+    index,
+    delta: d,
+    logprobs: null,
+    finish_reason: finishReason,
+  });
   let started = -1;
   const startChoice = (index: number) => {
     for (; started < index; ) send([delta(++started, { role: 'assistant', content: '' })]);

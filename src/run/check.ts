@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { validateGoO, ValidationError, zodIssues, formatPath, type AnalyzedGoO, type Issue } from '../goo/validate';
+import { type AnalyzedGoO, formatPath, type Issue, ValidationError, validateGoO, zodIssues } from '../goo/validate';
 import { TaskDeclaration } from '../tasks/declarative/schema';
 import { resolveTask, TASKS, UnknownTaskError } from '../tasks/registry';
 import type { AnyTask } from '../tasks/task';
@@ -38,7 +38,8 @@ export function checkRun(input: RunRequestInput | unknown): CheckedRun {
   request.goo.operations.forEach((op, i) => {
     issues.push(...taskSupports(task, op, i));
     if (problem.success && 'prompt' in op && task.checkParams) {
-      for (const message of task.checkParams(op.prompt, op.params ?? {}, problem.data)) issues.push({ path: formatPath(['goo', 'operations', i, 'params']), message });
+      for (const message of task.checkParams(op.prompt, op.params ?? {}, problem.data))
+        issues.push({ path: formatPath(['goo', 'operations', i, 'params']), message });
     }
   });
   if (issues.length) throw new ValidationError('run request', issues);
@@ -51,34 +52,53 @@ export function checkRun(input: RunRequestInput | unknown): CheckedRun {
  */
 function requestIssues(error: z.ZodError, input: unknown): Issue[] {
   return error.issues.flatMap((issue): Issue[] => {
-    if (issue.code !== 'invalid_union' || issue.path.length !== 1 || issue.path[0] !== 'task') return [{ path: formatPath(issue.path), message: issue.message }];
+    if (issue.code !== 'invalid_union' || issue.path.length !== 1 || issue.path[0] !== 'task')
+      return [{ path: formatPath(issue.path), message: issue.message }];
     const task = (input as { task?: unknown } | null)?.task;
     if (task !== null && typeof task === 'object' && !Array.isArray(task)) {
       const declared = TaskDeclaration.safeParse(task);
       if (!declared.success) return zodIssues(declared.error, 'task');
     }
     const known = Object.keys(TASKS).join(', ');
-    return [{ path: 'task', message: task === undefined ? `missing: expected a built-in task id (${known}) or a task declaration` : `expected a built-in task id (${known}) or a task declaration (an object)` }];
+    return [
+      {
+        path: 'task',
+        message:
+          task === undefined
+            ? `missing: expected a built-in task id (${known}) or a task declaration`
+            : `expected a built-in task id (${known}) or a task declaration (an object)`,
+      },
+    ];
   });
 }
 
 function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number], i: number): Issue[] {
   const path = (field: string) => formatPath(['goo', 'operations', i, field]);
-  const missing = (what: string) => [{ path: path('type'), message: `task "${task.id}" has no ${what}, which a ${op.type} operation needs` }];
+  const missing = (what: string) => [
+    { path: path('type'), message: `task "${task.id}" has no ${what}, which a ${op.type} operation needs` },
+  ];
   switch (op.type) {
     case 'generate':
     case 'aggregate':
     case 'improve':
     case 'validateAndImprove':
       if (!task.prompts.includes(op.prompt)) {
-        return [{ path: path('prompt'), message: `task "${task.id}" has no prompt "${op.prompt}"; expected one of: ${task.prompts.join(', ')}` }];
+        return [
+          { path: path('prompt'), message: `task "${task.id}" has no prompt "${op.prompt}"; expected one of: ${task.prompts.join(', ')}` },
+        ];
       }
       return op.type === 'validateAndImprove' && !task.validate ? missing('local validator') : [];
     case 'score':
       if (op.scorer.kind === 'local') return task.score ? [] : missing('local scoring function');
-      if (op.scorer.kind === 'human') return op.scorer.fallback === 'local' && !task.score ? missing('local scoring function (the human scorer\'s fallback)') : [];
+      if (op.scorer.kind === 'human')
+        return op.scorer.fallback === 'local' && !task.score ? missing("local scoring function (the human scorer's fallback)") : [];
       if (task.llmScorers?.[op.scorer.prompt]) return [];
-      return [{ path: path('scorer'), message: `task "${task.id}" has no LLM scorer "${op.scorer.prompt}"; expected one of: ${Object.keys(task.llmScorers ?? {}).join(', ') || '(none)'}` }];
+      return [
+        {
+          path: path('scorer'),
+          message: `task "${task.id}" has no LLM scorer "${op.scorer.prompt}"; expected one of: ${Object.keys(task.llmScorers ?? {}).join(', ') || '(none)'}`,
+        },
+      ];
     case 'groundTruth':
       return task.groundTruth ? [] : missing('ground truth check');
     default:

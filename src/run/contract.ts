@@ -22,7 +22,11 @@ export function contractFiles(): Record<string, unknown> {
       defaultTaskQueue: DEFAULT_TASK_QUEUE,
       input: { args: ['run-request.schema.json'] },
       output: 'run-result.schema.json',
-      queries: { progress: 'progress.schema.json', grs: 'run-result.schema.json#/properties/grs', pendingHumanScores: 'pending-human-scores.schema.json' },
+      queries: {
+        progress: 'progress.schema.json',
+        grs: 'run-result.schema.json#/properties/grs',
+        pendingHumanScores: 'pending-human-scores.schema.json',
+      },
       updates: { scoreThoughts: { args: ['human-scores.schema.json'], returns: { accepted: 'number of scores accepted' } } },
       failures: {
         [FAILURE.validation]: 'the request is invalid (details: issues with the path of each offending field); nothing was spent',
@@ -33,7 +37,11 @@ export function contractFiles(): Record<string, unknown> {
     'run-request.schema.json': jsonSchema(RunRequest, 'input', 'Graph of Thoughts run request'),
     'run-result.schema.json': jsonSchema(RunResult, 'output', 'Graph of Thoughts run result'),
     'progress.schema.json': jsonSchema(Progress, 'output', 'Run progress (query "progress")'),
-    'pending-human-scores.schema.json': jsonSchema(z.array(PendingHumanScore), 'output', 'Operations waiting for human scores (query "pendingHumanScores")'),
+    'pending-human-scores.schema.json': jsonSchema(
+      z.array(PendingHumanScore),
+      'output',
+      'Operations waiting for human scores (query "pendingHumanScores")',
+    ),
     'human-scores.schema.json': jsonSchema(HumanScores, 'input', 'Scores from a person (update "scoreThoughts")'),
   };
 }

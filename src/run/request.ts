@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GoO } from '../goo/schema';
-import { TaskRefSchema } from '../tasks/declarative/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
+import { TaskRefSchema } from '../tasks/declarative/schema';
 import { DEFAULT_PRICING, DEFAULT_REASK, SIMULATED_MODEL } from './wire';
 
 /**

@@ -1,7 +1,7 @@
-import { responderFor } from './prompt-input';
 import { DOC_MERGE_MARKERS, EXAMPLES_END } from '../tasks/doc-merge/prompts';
 import { analyseMerge, clausesOf, informationUnits, proxyRatings, type Units } from '../tasks/doc-merge/score';
-import { randomInt, type Random } from '../util/random';
+import { type Random, randomInt } from '../util/random';
+import { responderFor } from './prompt-input';
 import type { Answer } from './responders';
 
 /**
@@ -45,8 +45,13 @@ interface Input {
 function inputOf(prompt: string): Input {
   const end = prompt.lastIndexOf(EXAMPLES_END);
   const real = end === -1 ? prompt : prompt.slice(end + EXAMPLES_END.length);
-  const blocks = (tag: string) => [...real.matchAll(new RegExp(`<${tag}(\\d*)>\\n?([\\s\\S]*?)\\n?</${tag}\\1>`, 'g'))].map((m) => m[2]!.trim());
-  return { documents: blocks('Doc'), drafts: blocks('Draft'), candidate: /<Candidate>\n?([\s\S]*?)\n?<\/Candidate>/.exec(real)?.[1]?.trim() };
+  const blocks = (tag: string) =>
+    [...real.matchAll(new RegExp(`<${tag}(\\d*)>\\n?([\\s\\S]*?)\\n?</${tag}\\1>`, 'g'))].map((m) => m[2]!.trim());
+  return {
+    documents: blocks('Doc'),
+    drafts: blocks('Draft'),
+    candidate: /<Candidate>\n?([\s\S]*?)\n?<\/Candidate>/.exec(real)?.[1]?.trim(),
+  };
 }
 
 const chars = (texts: readonly string[]) => texts.reduce((sum, t) => sum + t.length, 0);
@@ -143,7 +148,12 @@ function judgeAnswer(documents: string[], candidate: string): Answer {
   return (random) => {
     const r = mark(redundancy, random);
     const k = mark(retention, random);
-    const verdict = k >= 8 ? 'keeps nearly all of the sources' : k >= 5 ? 'misses a number of statements of the sources' : 'leaves out much of the sources';
+    const verdict =
+      k >= 8
+        ? 'keeps nearly all of the sources'
+        : k >= 5
+          ? 'misses a number of statements of the sources'
+          : 'leaves out much of the sources';
     return `The candidate ${verdict}, and ${r >= 8 ? 'hardly repeats itself' : 'states several things more than once'}.\n<Redundancy>${r}</Redundancy>\n<Retained>${k}</Retained>`;
   };
 }

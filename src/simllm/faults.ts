@@ -8,7 +8,7 @@
  * but replace one of its answers: empty, truncated at max tokens, text without an answer in it, or
  * a content-filter refusal.
  */
-import { hashSeed, seededRandom, type Random } from '../util/random';
+import { hashSeed, type Random, seededRandom } from '../util/random';
 
 /** An HTTP error status, answered with an OpenAI-style `{ error: { message, type, code } }` body. */
 export interface StatusFault {
@@ -59,7 +59,11 @@ export const NON_ANSWER = "I'm sorry, but I can't help with that request.";
 /** What providers answer for each status, so clients see realistic bodies. */
 const STATUS_BODIES: Record<number, { message: string; type: string; code: string | null }> = {
   400: { message: "Invalid value for 'messages': the request could not be processed.", type: 'invalid_request_error', code: null },
-  401: { message: 'Incorrect API key provided: sim-****. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', code: 'invalid_api_key' },
+  401: {
+    message: 'Incorrect API key provided: sim-****. You can find your API key at https://platform.openai.com/account/api-keys.',
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+  },
   403: { message: 'Your API key does not have access to this model.', type: 'invalid_request_error', code: 'model_not_allowed' },
   404: { message: 'The model does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' },
   422: { message: 'The request could not be processed.', type: 'invalid_request_error', code: null },
@@ -70,7 +74,11 @@ const STATUS_BODIES: Record<number, { message: string; type: string; code: strin
 };
 
 export function errorBody(fault: StatusFault): { error: { message: string; type: string; param: null; code: string | null } } {
-  const known = STATUS_BODIES[fault.status] ?? { message: `simulated fault ${fault.status}`, type: fault.status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
+  const known = STATUS_BODIES[fault.status] ?? {
+    message: `simulated fault ${fault.status}`,
+    type: fault.status >= 500 ? 'server_error' : 'invalid_request_error',
+    code: null,
+  };
   return { error: { message: fault.message ?? known.message, type: known.type, param: null, code: known.code } };
 }
 
@@ -101,7 +109,17 @@ export interface SimFaultRateOptions {
   serverErrorStatuses?: number[];
 }
 
-const RATE_ORDER = ['rateLimited', 'serverError', 'reset', 'slow', 'garbage', 'empty', 'truncated', 'unparseable', 'contentFilter'] as const;
+const RATE_ORDER = [
+  'rateLimited',
+  'serverError',
+  'reset',
+  'slow',
+  'garbage',
+  'empty',
+  'truncated',
+  'unparseable',
+  'contentFilter',
+] as const;
 
 /**
  * Which fault, if any, the next request gets: the scripted ones first, in order ('pass' answers
@@ -180,8 +198,10 @@ export class FaultPlan {
 }
 
 function checkFault(f: SimFault): void {
-  if (isStatusFault(f) && !(Number.isInteger(f.status) && f.status >= 400 && f.status <= 599)) throw new RangeError(`a status fault needs an HTTP error status (400-599), got ${f.status}`);
-  if (!isStatusFault(f) && !['reset', 'slow', 'garbage', ...ANSWER_FAULT_KINDS].includes(f.kind)) throw new RangeError(`unknown fault kind ${String(f.kind)}`);
+  if (isStatusFault(f) && !(Number.isInteger(f.status) && f.status >= 400 && f.status <= 599))
+    throw new RangeError(`a status fault needs an HTTP error status (400-599), got ${f.status}`);
+  if (!isStatusFault(f) && !['reset', 'slow', 'garbage', ...ANSWER_FAULT_KINDS].includes(f.kind))
+    throw new RangeError(`unknown fault kind ${String(f.kind)}`);
 }
 
 /** One choice of a completion, as the server sends it. */
@@ -196,7 +216,13 @@ export interface SimChoice {
  * Applies an answer-level fault to one choice: `tokens` are the choice's answer tokens, `decode`
  * turns tokens back into text. Returns the faulted choice and the completion tokens it used.
  */
-export function applyAnswerFault(fault: AnswerFault, choice: SimChoice, tokens: number[], decode: (tokens: number[]) => string, encode: (text: string) => number[]): { choice: SimChoice; tokens: number } {
+export function applyAnswerFault(
+  fault: AnswerFault,
+  choice: SimChoice,
+  tokens: number[],
+  decode: (tokens: number[]) => string,
+  encode: (text: string) => number[],
+): { choice: SimChoice; tokens: number } {
   switch (fault.kind) {
     case 'empty':
       return { choice: { ...choice, message: { ...choice.message, content: '' }, finish_reason: 'stop' }, tokens: 0 };

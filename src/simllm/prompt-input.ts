@@ -13,7 +13,11 @@ export function lastListAfter(prompt: string, label: string): number[] | undefin
  * with a malformed answer (as models do); undefined when the prompt is not one of the task's or its
  * input cannot be read.
  */
-export function responderFor<K extends string>(task: string, markers: Record<K, string>, answerFor: (kind: K, prompt: string) => Answer | undefined) {
+export function responderFor<K extends string>(
+  task: string,
+  markers: Record<K, string>,
+  answerFor: (kind: K, prompt: string) => Answer | undefined,
+) {
   const kinds = Object.keys(markers) as K[];
   return (prompt: string): Recognised | undefined => {
     const kind = kinds.find((k) => prompt.includes(markers[k]));

@@ -1,4 +1,4 @@
-import { randomInt, type Random } from '../util/random';
+import { type Random, randomInt } from '../util/random';
 import type { Answer } from './responders';
 
 /** A Poisson draw: how many independent mistakes an answer gets. */
@@ -19,7 +19,11 @@ export function poisson(random: Random, mean: number): number {
  * An answer to a list task's split prompt: the input cut into `parts` numbered lists, each with a
  * few mistakes (an element dropped, or changed by `alter`), about `mistakesPer16` per 16 elements.
  */
-export function splitListsAnswer(input: readonly number[], parts: number, o: { mistakesPer16: number; alter: (x: number, random: Random) => number; fmt: (list: number[]) => string }): Answer {
+export function splitListsAnswer(
+  input: readonly number[],
+  parts: number,
+  o: { mistakesPer16: number; alter: (x: number, random: Random) => number; fmt: (list: number[]) => string },
+): Answer {
   const size = Math.ceil(input.length / parts);
   return (random) => {
     const lists = Array.from({ length: parts }, (_, p) => {
@@ -47,6 +51,5 @@ const MALFORMED_ANSWERS = [
 
 /** Real models now and then answer without the requested content; so does the simulator. */
 export function sometimesMalformed(answer: Answer): Answer {
-  return (random) =>
-    random() < MALFORMED_PROBABILITY ? MALFORMED_ANSWERS[randomInt(random, MALFORMED_ANSWERS.length)]! : answer(random);
+  return (random) => (random() < MALFORMED_PROBABILITY ? MALFORMED_ANSWERS[randomInt(random, MALFORMED_ANSWERS.length)]! : answer(random));
 }

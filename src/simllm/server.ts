@@ -15,10 +15,24 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hashSeed, seededRandom } from '../util/random';
-import { applyAnswerFault, DEFAULT_GARBAGE, DEFAULT_SLOW_MS, errorBody, faultLabel, FaultPlan, isAnswerFault, isStatusFault, type AnswerFault, type SimChoice, type SimFault, type SimFaultRateOptions, type SimFaultRates } from './faults';
-import { recognise } from './responders';
 import { SIMULATED_MODEL } from '../run/wire';
+import { hashSeed, seededRandom } from '../util/random';
+import {
+  type AnswerFault,
+  applyAnswerFault,
+  DEFAULT_GARBAGE,
+  DEFAULT_SLOW_MS,
+  errorBody,
+  FaultPlan,
+  faultLabel,
+  isAnswerFault,
+  isStatusFault,
+  type SimChoice,
+  type SimFault,
+  type SimFaultRateOptions,
+  type SimFaultRates,
+} from './faults';
+import { recognise } from './responders';
 
 export type { AnswerFault, HttpFault, SimFault, SimFaultRateOptions, SimFaultRates } from './faults';
 
@@ -208,7 +222,13 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
   const jitter = seededRandom(hashSeed(seed, 'latency'));
   // inFlight lives outside the resettable counters: a reset must not forget requests still running.
   let inFlight = 0;
-  const fresh = () => ({ requests: 0, completions: 0, faults: {} as Record<string, number>, byKind: {} as Record<string, number>, maxInFlight: inFlight });
+  const fresh = () => ({
+    requests: 0,
+    completions: 0,
+    faults: {} as Record<string, number>,
+    byKind: {} as Record<string, number>,
+    maxInFlight: inFlight,
+  });
   let stats = fresh();
   let log: SimRequestRecord[] = [];
   const plan = new FaultPlan();
@@ -225,7 +245,10 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     const prompt = textOf(body.messages.filter((m) => m.role === 'user').at(-1)?.content);
     const recognised = recognise(prompt);
     if (!recognised) {
-      throw new RequestError(400, 'The simulated LLM does not understand this prompt: it answers only the prompts of the tasks it simulates.');
+      throw new RequestError(
+        400,
+        'The simulated LLM does not understand this prompt: it answers only the prompts of the tasks it simulates.',
+      );
     }
     const maxTokens = body.max_completion_tokens ?? body.max_tokens;
     const n = body.n ?? 1;
@@ -288,7 +311,13 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
         countFault(fault);
         record.outcome = 'status';
         const { error } = errorBody(fault);
-        throw new RequestError(fault.status, error.message, error.type, fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) }, error.code);
+        throw new RequestError(
+          fault.status,
+          error.message,
+          error.type,
+          fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) },
+          error.code,
+        );
       }
       if (fault?.kind === 'reset') {
         countFault(fault);
@@ -331,7 +360,8 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       const type = err instanceof RequestError ? err.type : 'server_error';
       const headers = err instanceof RequestError ? err.headers : {};
       const code = err instanceof RequestError ? err.code : null;
-      if (!res.headersSent && !res.destroyed) sendJson(res, status, { error: { message: String((err as Error)?.message ?? err), type, param: null, code } }, headers);
+      if (!res.headersSent && !res.destroyed)
+        sendJson(res, status, { error: { message: String((err as Error)?.message ?? err), type, param: null, code } }, headers);
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
-import { lastListAfter, responderFor } from './prompt-input';
 import { fmt, SET_INTERSECTION_MARKERS } from '../tasks/set-intersection/prompts';
 import { intersect } from '../tasks/set-intersection/score';
-import { hashSeed, randomInt, seededRandom, type Random } from '../util/random';
+import { hashSeed, type Random, randomInt, seededRandom } from '../util/random';
+import { lastListAfter, responderFor } from './prompt-input';
 import type { Answer } from './responders';
 import { poisson, splitListsAnswer } from './sampling';
 
@@ -56,9 +56,12 @@ function question(set1: readonly number[], set2: readonly number[]): Question {
 function addMistake(answer: number[], q: Question, random: Random): void {
   const once = answer.filter((x) => q.truth.has(x) && answer.indexOf(x) === answer.lastIndexOf(x));
   const wrong = q.others.filter((x) => !answer.includes(x));
-  const kinds = [once.length > 0 && 'miss', once.length > 0 && 'miss', wrong.length > 0 && 'include', answer.length > 0 && 'duplicate'].filter(
-    (k): k is string => !!k,
-  );
+  const kinds = [
+    once.length > 0 && 'miss',
+    once.length > 0 && 'miss',
+    wrong.length > 0 && 'include',
+    answer.length > 0 && 'duplicate',
+  ].filter((k): k is string => !!k);
   if (kinds.length === 0) return;
   switch (pick(kinds, random)) {
     case 'miss':
@@ -98,7 +101,12 @@ function chunks(list: readonly number[], size: number): number[][] {
 }
 
 /** Per sample: the attempt with each error fixed if the model notices it, then new slips. */
-export function improveSampler(set1: readonly number[], set2: readonly number[], attempt: readonly number[], prompt: string): (random: Random) => number[] {
+export function improveSampler(
+  set1: readonly number[],
+  set2: readonly number[],
+  attempt: readonly number[],
+  prompt: string,
+): (random: Random) => number[] {
   const q = question(set1, set2);
   const problem = hashSeed(fmt(set1), fmt(set2));
   const noticeChance = (x: number) => IMPROVE_NOTICE_MAX * seededRandom(hashSeed(problem, x))();
@@ -152,7 +160,6 @@ function mergeAnswer(a: number[], b: number[]): Answer {
     return fmt(out);
   };
 }
-
 
 type SetIntersectionPrompt = keyof typeof SET_INTERSECTION_MARKERS;
 

@@ -1,6 +1,6 @@
-import { lastListAfter, responderFor } from './prompt-input';
 import { fmt, SORTING_MARKERS } from '../tasks/sorting/prompts';
-import { randomInt, type Random } from '../util/random';
+import { type Random, randomInt } from '../util/random';
+import { lastListAfter, responderFor } from './prompt-input';
 import type { Answer } from './responders';
 import { poisson, splitListsAnswer } from './sampling';
 
@@ -78,7 +78,6 @@ function chunks(list: readonly number[], size: number): number[][] {
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
 }
-
 
 function sortAnswer(input: number[]): Answer {
   return (random) => fmt(withMistakes(ascending(input), sortingLambda(input.length), random));

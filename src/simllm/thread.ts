@@ -1,5 +1,5 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { startSimulatedLlm, type SimLlmOptions } from './server';
+import { type SimLlmOptions, startSimulatedLlm } from './server';
 
 /**
  * The simulated LLM in a worker thread of this process, for the CLI: its tokenizer's tables (~0.7 s

@@ -1,11 +1,11 @@
 import { ValidationError } from '../goo/validate';
-import type { AnyTask } from './task';
+import { compileDeclaration } from './declarative/compile';
+import type { TaskDeclarationInput } from './declarative/schema';
 import { docMergeTask } from './doc-merge';
 import { keywordCountingTask } from './keyword-counting';
 import { setIntersectionTask } from './set-intersection';
 import { sortingTask } from './sorting';
-import { compileDeclaration } from './declarative/compile';
-import type { TaskDeclarationInput } from './declarative/schema';
+import type { AnyTask } from './task';
 
 /** Every task the worker knows, by id. Workflows name a task; only activities look it up. */
 export const TASKS: Readonly<Record<string, AnyTask>> = {
@@ -40,7 +40,9 @@ export function resolveTask(task: string | TaskDeclarationInput): AnyTask {
   const cached = compiled.get(key);
   if (cached) return cached;
   if (typeof task === 'object' && task !== null && typeof task.id === 'string' && Object.hasOwn(TASKS, task.id)) {
-    throw new ValidationError('task declaration', [{ path: 'task.id', message: `"${task.id}" is the id of a built-in task; give the declared task an id of its own` }]);
+    throw new ValidationError('task declaration', [
+      { path: 'task.id', message: `"${task.id}" is the id of a built-in task; give the declared task an id of its own` },
+    ]);
   }
   const result = compileDeclaration(task);
   if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);

@@ -4,7 +4,11 @@ import type { Grs, Thought } from '../../src/grs/types';
 import type { SimRequestRecord } from '../../src/simllm/server';
 
 /** Polls `check` until it returns something truthy; fails naming `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, o: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  o: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
   const deadline = Date.now() + (o.timeoutMs ?? 10_000);
   for (;;) {
     const value = await check();
@@ -15,7 +19,15 @@ export async function eventually<T>(what: string, check: () => T | undefined | f
 }
 
 /** What a thought is, without anything that depends on timing: two runs asking the same questions agree on it. */
-export const thoughtFacts = (t: Thought) => ({ id: t.id, parents: t.parents, state: t.state, valid: t.valid, error: t.error, score: t.score, solved: t.solved });
+export const thoughtFacts = (t: Thought) => ({
+  id: t.id,
+  parents: t.parents,
+  state: t.state,
+  valid: t.valid,
+  error: t.error,
+  score: t.score,
+  solved: t.solved,
+});
 /** Every thought's facts by id (the GRS lists thoughts in the order they were created, which concurrent calls vary). */
 export const graphFacts = (grs: Grs) => grs.thoughts.map(thoughtFacts).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
@@ -25,7 +37,8 @@ export async function failureOf(handle: WorkflowHandle): Promise<{ type?: string
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(error instanceof WorkflowFailedError)) throw new Error(`expected the run to fail, got ${error === undefined ? 'a result' : String(error)}`);
+  if (!(error instanceof WorkflowFailedError))
+    throw new Error(`expected the run to fail, got ${error === undefined ? 'a result' : String(error)}`);
   const cause = error.cause as (Error & { type?: string }) | undefined;
   return { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? error.message };
 }

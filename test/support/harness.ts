@@ -6,8 +6,8 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { startSimulatedLlm, type SimLlmOptions, type SimulatedLlm } from '../../src/simllm/server';
 import type { RateLimits } from '../../src/llm/rate-limit';
+import { type SimLlmOptions, type SimulatedLlm, startSimulatedLlm } from '../../src/simllm/server';
 import { bundleGotWorkflows, createGotWorker } from '../../worker/create';
 
 export interface Harness {

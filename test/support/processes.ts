@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 
 /** The repository root (where `worker/main.ts` and the tsx loader live). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -97,7 +97,11 @@ export async function startWorkerProcess(env: WorkerProcessEnv, o: { readyTimeou
 }
 
 /** Polls `check` every `intervalMs` until it returns a value other than undefined/false. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, o: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  o: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
   const deadline = Date.now() + (o.timeoutMs ?? 60_000);
   for (;;) {
     const value = await check();

@@ -27,7 +27,9 @@ export interface ProviderProxy {
 
 const THINKING = 'The user wants the list handled carefully. I will check every element twice before answering.';
 
-const refusal = (param: string, message: string) => ({ error: { message, type: 'invalid_request_error', param, code: 'unsupported_parameter' } });
+const refusal = (param: string, message: string) => ({
+  error: { message, type: 'invalid_request_error', param, code: 'unsupported_parameter' },
+});
 
 async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
@@ -53,15 +55,28 @@ export async function startProviderProxy(upstream: string | (() => string), quir
         res.writeHead(400, { 'content-type': 'application/json' });
         res.end(JSON.stringify(refusal(param, message)));
       };
-      if (quirks.refuseMaxTokens && 'max_tokens' in body) return refuse('max_tokens', "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
-      if (quirks.refuseTemperature && body.temperature !== undefined && body.temperature !== 1) return refuse('temperature', "Unsupported value: 'temperature' does not support this value with this model. Only the default (1) value is supported.");
-      if (quirks.refuseN && typeof body.n === 'number' && body.n > 1) return refuse('n', "Unsupported value: 'n' must be 1 for this model.");
+      if (quirks.refuseMaxTokens && 'max_tokens' in body)
+        return refuse(
+          'max_tokens',
+          "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+        );
+      if (quirks.refuseTemperature && body.temperature !== undefined && body.temperature !== 1)
+        return refuse(
+          'temperature',
+          "Unsupported value: 'temperature' does not support this value with this model. Only the default (1) value is supported.",
+        );
+      if (quirks.refuseN && typeof body.n === 'number' && body.n > 1)
+        return refuse('n', "Unsupported value: 'n' must be 1 for this model.");
       const forwarded = { ...body };
       if ('max_completion_tokens' in forwarded) {
         forwarded.max_tokens = forwarded.max_completion_tokens;
         delete forwarded.max_completion_tokens;
       }
-      const upstreamRes = await fetch(`${typeof upstream === 'string' ? upstream : upstream()}${req.url!.replace(/^\/v1/, '')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forwarded) });
+      const upstreamRes = await fetch(`${typeof upstream === 'string' ? upstream : upstream()}${req.url!.replace(/^\/v1/, '')}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(forwarded),
+      });
       const text = await upstreamRes.text();
       if (!upstreamRes.ok) {
         res.writeHead(upstreamRes.status, { 'content-type': 'application/json' });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { GoO, Operation } from '../../src/goo/schema';
-import { validateGoO, ValidationError, type Issue } from '../../src/goo/validate';
+import { type Issue, ValidationError, validateGoO } from '../../src/goo/validate';
 import type { AnyTask } from '../../src/tasks/task';
 
 /** Runs fn, expects a ValidationError and returns its issues. */

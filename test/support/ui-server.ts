@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
+import { type DevServerHandle, startDevServer } from '../../src/devserver/dev-server';
 import { freePort } from '../../src/devserver/process';
 import { ensureTemporalCli } from '../../src/devserver/temporal-cli';
-import { startSimulatedLlm, type SimLlmOptions, type SimulatedLlm } from '../../src/simllm/server';
+import { type SimLlmOptions, type SimulatedLlm, startSimulatedLlm } from '../../src/simllm/server';
 import { bundleGotWorkflows, createGotWorker } from '../../worker/create';
 
 export interface UiStack {

@@ -1,5 +1,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
+import type { AnalyzedGoO } from '../../src/goo/graph';
 import { ValidationError } from '../../src/goo/graph';
+import type { RunRequest } from '../../src/run/request';
 import { FAILURE } from '../../src/run/wire';
 import type { RunPath } from './run-path';
 
@@ -17,8 +19,8 @@ export const beforeFastSteps: RunPath = {
       import(/* webpackMode: "eager" */ '../../src/goo/validate'),
     ]);
     humans.useSchema(HumanScores);
-    let request;
-    let analyzed;
+    let request: RunRequest;
+    let analyzed: AnalyzedGoO;
     try {
       request = parseOrThrow(RunRequest, input, 'run request');
       analyzed = validateGoO(request.goo);

@@ -1,7 +1,7 @@
+import type { LocalCheck, PreparedRun } from '../../activities';
 import { analyzeGoO } from '../../src/goo/graph';
 import type { Operation } from '../../src/goo/schema';
 import type { RunRequest } from '../../src/run/request';
-import type { LocalCheck } from '../../activities';
 import { asRunFailure } from '../failures';
 import type { RunPath } from './run-path';
 
@@ -13,7 +13,7 @@ import type { RunPath } from './run-path';
  */
 export const fastSteps: RunPath = {
   async prepare(input, { local, markStarted, markEnded }) {
-    let prepared;
+    let prepared: PreparedRun;
     try {
       prepared = await local.prepareRun(input);
     } catch (error) {
@@ -36,7 +36,8 @@ export const fastSteps: RunPath = {
 function localChecksOf(operations: readonly Operation[]): LocalCheck[] {
   const used = new Set<LocalCheck>();
   for (const op of operations) {
-    if (op.type === 'score' && (op.scorer.kind === 'local' || (op.scorer.kind === 'human' && op.scorer.fallback === 'local'))) used.add('score');
+    if (op.type === 'score' && (op.scorer.kind === 'local' || (op.scorer.kind === 'human' && op.scorer.fallback === 'local')))
+      used.add('score');
     if (op.type === 'groundTruth') used.add('groundTruth');
     if (op.type === 'validateAndImprove') used.add('validate');
   }

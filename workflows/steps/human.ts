@@ -6,7 +6,11 @@ import { known, localStep } from './local';
 type HumanScorer = Extract<Scorer, { kind: 'human' }>;
 
 /** Waits for a person's scores; on timeout falls back to the task's local score or leaves the thoughts unscored. */
-export async function scoreByHuman(ctx: RunContext, { op, clock, inputs }: OperationRun<OperationOf<'score'>>, scorer: HumanScorer): Promise<Thought[]> {
+export async function scoreByHuman(
+  ctx: RunContext,
+  { op, clock, inputs }: OperationRun<OperationOf<'score'>>,
+  scorer: HumanScorer,
+): Promise<Thought[]> {
   const { grs, notes } = ctx;
   ctx.progressChanged();
   const scores = await ctx.humans.await(op.id, inputs, scorer.timeoutSeconds);
@@ -20,7 +24,7 @@ export async function scoreByHuman(ctx: RunContext, { op, clock, inputs }: Opera
       clock.saw(scored.at);
       values = scored.values;
     }
-    inputs.forEach((t, i) => grs.setScore(t.id, values[i]!));
+    for (const [i, t] of inputs.entries()) grs.setScore(t.id, values[i]!);
     notes.set(op.id, `no human scores within ${scorer.timeoutSeconds}s: scored locally`);
   } else notes.set(op.id, `no human scores within ${scorer.timeoutSeconds}s: left unscored`);
   return inputs;

@@ -14,9 +14,13 @@ export async function execute(ctx: RunContext, run: OperationRun): Promise<Thoug
   const { op, clock, inputs } = run;
   switch (op.type) {
     case 'generate':
-      return (await Promise.all(inputs.map((t, i) => askLlm(ctx, { op, clock, key: String(i), purpose: 'generate', inputs: [t], samples: op.k })))).flat();
+      return (
+        await Promise.all(inputs.map((t, i) => askLlm(ctx, { op, clock, key: String(i), purpose: 'generate', inputs: [t], samples: op.k })))
+      ).flat();
     case 'improve':
-      return (await Promise.all(inputs.map((t, i) => askLlm(ctx, { op, clock, key: String(i), purpose: 'improve', inputs: [t], samples: 1 })))).flat();
+      return (
+        await Promise.all(inputs.map((t, i) => askLlm(ctx, { op, clock, key: String(i), purpose: 'improve', inputs: [t], samples: 1 })))
+      ).flat();
     case 'aggregate':
       return inputs.length ? askLlm(ctx, { op, clock, key: '0', purpose: 'aggregate', inputs, samples: op.k }) : [];
     case 'validateAndImprove':

@@ -80,16 +80,30 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
   // sample each, run in parallel (for endpoints without `n`, or to spread one fan-out over workers).
   const perSample = request.llm.fanOut === 'perSample' && samples > 1;
   const calls = perSample
-    ? Array.from({ length: samples }, (_, j) => ({ key: `${key}-s${j}`, step: step(1, hashSeed(request.seed, op.id, key, j)), summary: `${op.id}: ${purpose} sample ${j + 1}/${samples} from ${from}${again}` }))
+    ? Array.from({ length: samples }, (_, j) => ({
+        key: `${key}-s${j}`,
+        step: step(1, hashSeed(request.seed, op.id, key, j)),
+        summary: `${op.id}: ${purpose} sample ${j + 1}/${samples} from ${from}${again}`,
+      }))
     : [{ key, step: step(samples, hashSeed(request.seed, op.id, key)), summary: `${op.id}: ${purpose} ×${samples} from ${from}${again}` }];
-  const results = await Promise.all(calls.map((c) => ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(summarised(ctx.llmOptions, c.summary), [c.step]))));
+  const results = await Promise.all(
+    calls.map((c) => ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(summarised(ctx.llmOptions, c.summary), [c.step]))),
+  );
 
   // Thoughts are named after their position among all samples, however many calls produced them.
   const created: NewThought[] = [];
   const made: StepThought[] = [];
   const answers: number[] = [];
   const recorded = results.map((result, i) => {
-    const call = recordCall(ctx, ask.clock, { op, key: calls[i]!.key, purpose, inputThoughts: parents, samples: calls[i]!.step.samples, report: result, ...(reask ? { reask } : {}) });
+    const call = recordCall(ctx, ask.clock, {
+      op,
+      key: calls[i]!.key,
+      purpose,
+      inputThoughts: parents,
+      samples: calls[i]!.step.samples,
+      report: result,
+      ...(reask ? { reask } : {}),
+    });
     const mine = thoughtsOf(result);
     made.push(...mine);
     created.push(...mine.map(({ checks: _checks, ...t }) => ({ ...t, parents, callId: call.id })));
@@ -103,7 +117,10 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
   });
   let next = 0;
   for (const { call, count } of recorded) {
-    grs.linkCallOutputs(call.id, thoughts.slice(next, next + count).map((t) => t.id));
+    grs.linkCallOutputs(
+      call.id,
+      thoughts.slice(next, next + count).map((t) => t.id),
+    );
     next += count;
   }
   // An answer is usable when every thought it made is valid (a split cut short is not).
@@ -134,7 +151,11 @@ export interface CallRecord {
 }
 
 /** Records one LLM call in the GRS (tokens, cost, timings, retries) and advances the operation's clock. */
-export function recordCall({ grs }: RunContext, clock: OpClock, { op, key, purpose, inputThoughts, samples, report, reask }: CallRecord): LlmCall {
+export function recordCall(
+  { grs }: RunContext,
+  clock: OpClock,
+  { op, key, purpose, inputThoughts, samples, report, reask }: CallRecord,
+): LlmCall {
   clock.saw(report.finishedAt);
   return grs.recordCall(key, {
     operationId: op.id,

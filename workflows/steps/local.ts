@@ -12,12 +12,12 @@ export function finishNow(ctx: RunContext, op: Operation, inputs: Thought[]): Th
   switch (op.type) {
     case 'score': {
       const scores = op.scorer.kind === 'local' ? known(ctx, inputs, 'score') : undefined;
-      scores?.forEach((score, i) => ctx.grs.setScore(inputs[i]!.id, score));
+      for (const [i, score] of scores?.entries() ?? []) ctx.grs.setScore(inputs[i]!.id, score);
       return scores && inputs;
     }
     case 'groundTruth': {
       const solved = known(ctx, inputs, 'solved');
-      solved?.forEach((ok, i) => ctx.grs.setSolved(inputs[i]!.id, ok));
+      for (const [i, ok] of solved?.entries() ?? []) ctx.grs.setSolved(inputs[i]!.id, ok);
       return solved && inputs;
     }
     default:
@@ -29,7 +29,7 @@ export function finishNow(ctx: RunContext, op: Operation, inputs: Thought[]): Th
 export async function scoreLocally(ctx: RunContext, { clock, inputs }: OperationRun): Promise<Thought[]> {
   const { values, at } = await ctx.local.scoreThoughts(localStep(ctx, inputs));
   clock.saw(at);
-  inputs.forEach((t, i) => ctx.grs.setScore(t.id, values[i]!));
+  for (const [i, t] of inputs.entries()) ctx.grs.setScore(t.id, values[i]!);
   return inputs;
 }
 
@@ -38,7 +38,7 @@ export async function checkGroundTruth(ctx: RunContext, { clock, inputs }: Opera
   if (!inputs.length) return [];
   const { values, at } = await ctx.local.checkGroundTruth(localStep(ctx, inputs));
   clock.saw(at);
-  inputs.forEach((t, i) => ctx.grs.setSolved(t.id, values[i]!));
+  for (const [i, t] of inputs.entries()) ctx.grs.setSolved(t.id, values[i]!);
   return inputs;
 }
 

@@ -9,7 +9,12 @@ export function validateAndImprove(ctx: RunContext, run: OperationRun<OperationO
   return Promise.all(run.inputs.map((start, i) => improveUntilValid(ctx, run, start, i)));
 }
 
-async function improveUntilValid(ctx: RunContext, { op, clock }: OperationRun<OperationOf<'validateAndImprove'>>, start: Thought, index: number): Promise<Thought> {
+async function improveUntilValid(
+  ctx: RunContext,
+  { op, clock }: OperationRun<OperationOf<'validateAndImprove'>>,
+  start: Thought,
+  index: number,
+): Promise<Thought> {
   let current = start;
   for (let attempt = 0; ; attempt++) {
     let valid = known(ctx, [current], 'valid')?.[0];

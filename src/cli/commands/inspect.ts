@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { dataConverterFromEnv } from '../../codec/data-converter';
+import { ensureLocalServer } from '../../devserver/local-server';
 import { bestThought, operationTimings, thoughtsById, volume } from '../../grs/analysis';
 import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
 import type { Grs } from '../../grs/types';
 import { inspectRun, runRequestOf } from '../../inspect/rebuild';
-import { dataConverterFromEnv } from '../../codec/data-converter';
 import { resolveTask } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
-import { ensureLocalServer } from '../../devserver/local-server';
 import { stateDir } from '../state-dir';
 
 import type { InspectFormat } from './inspect-formats';
@@ -33,7 +33,12 @@ export function renderGrs(grs: Grs, format: InspectFormat, title: string, task: 
     case 'mermaid':
       return toMermaid(grs, best?.id);
     case 'html':
-      return toHtml(grs, { title, ...(best ? { bestId: best.id } : {}), answers: Object.fromEntries(grs.thoughts.map((t) => [t.id, task.answerText(t.state)])), higherIsBetter: task.higherIsBetter });
+      return toHtml(grs, {
+        title,
+        ...(best ? { bestId: best.id } : {}),
+        answers: Object.fromEntries(grs.thoughts.map((t) => [t.id, task.answerText(t.state)])),
+        higherIsBetter: task.higherIsBetter,
+      });
     case 'summary':
       return summary(grs, title, best?.id);
   }
@@ -42,11 +47,15 @@ export function renderGrs(grs: Grs, format: InspectFormat, title: string, task: 
 function summary(grs: Grs, title: string, bestId: string | undefined): string {
   const index = thoughtsById(grs);
   const best = bestId ? index.get(bestId) : undefined;
-  const ops = operationTimings(grs).map((o) => `    ${o.id.padEnd(18)} ${o.type.padEnd(18)} ${o.status.padEnd(8)} ${o.ms === undefined ? '' : `${o.ms} ms`}`);
+  const ops = operationTimings(grs).map(
+    (o) => `    ${o.id.padEnd(18)} ${o.type.padEnd(18)} ${o.status.padEnd(8)} ${o.ms === undefined ? '' : `${o.ms} ms`}`,
+  );
   return [
     `GRS of ${title} (rebuilt from its event history)`,
     `  task ${grs.task} · ${grs.thoughts.length} thoughts · ${grs.totals.llmCalls} LLM calls · ${grs.totals.promptTokens + grs.totals.completionTokens} tokens · $${grs.totals.costUsd.toFixed(4)}${grs.budgetExhausted ? ' · budget exhausted' : ''}`,
-    best ? `  best thought ${best.id}: score ${best.score}${best.solved ? ' (solved)' : ''}, volume ${volume(grs, best.id, index)}` : '  no scored final thought',
+    best
+      ? `  best thought ${best.id}: score ${best.score}${best.solved ? ' (solved)' : ''}, volume ${volume(grs, best.id, index)}`
+      : '  no scored final thought',
     `  operations:`,
     ...ops,
     '',
@@ -60,7 +69,11 @@ export async function inspectCommand(workflowId: string, o: InspectOptions, log:
   const connection = await Connection.connect({ address });
   try {
     const dataConverter = dataConverterFromEnv();
-    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', ...(dataConverter ? { dataConverter } : {}) });
+    const client = new Client({
+      connection,
+      namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+      ...(dataConverter ? { dataConverter } : {}),
+    });
     const { grs, history } = await inspectRun(client, workflowId, o.runId);
     // The task as the run knew it: a built-in id, or a declaration carried by the request.
     const task = resolveTask((await runRequestOf(history, dataConverter)).task);

@@ -1,15 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { SingleBar } from 'cli-progress';
 import type { WorkflowHandle } from '@temporalio/client';
+import { SingleBar } from 'cli-progress';
 import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput } from '../../run/request';
 import { DEFAULT_PRICING } from '../../run/wire';
-import { defaultLlmSource, defaultModel, localLlmSettings, type LlmSource } from '../llm-source';
-import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
+import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
+import type { AnyTask } from '../../tasks/task';
+import { defaultLlmSource, defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
 import { chooseProblem } from '../problem';
-import { formatReport, reportOf, type RunReport } from '../report';
+import { formatReport, type RunReport, reportOf } from '../report';
 
 export interface RunOptions {
   task: string;
@@ -49,7 +50,7 @@ export interface RunOptions {
 /** Builds the run request from CLI options; every mistake is reported before anything starts. */
 export function requestFromOptions(o: RunOptions): RunRequestInput {
   const declaration = o.taskFile ? loadTaskDeclaration(o.taskFile) : undefined;
-  let task;
+  let task: AnyTask;
   try {
     task = declaration ? resolveTask(declaration) : getTask(o.task);
   } catch (e) {
@@ -58,7 +59,12 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   }
   const scheme = task.schemes[o.scheme];
   if (!scheme) {
-    throw new ValidationError('options', [{ path: '--scheme', message: `task "${task.id}" has no scheme "${o.scheme}"; expected one of: ${Object.keys(task.schemes).join(', ')}` }]);
+    throw new ValidationError('options', [
+      {
+        path: '--scheme',
+        message: `task "${task.id}" has no scheme "${o.scheme}"; expected one of: ${Object.keys(task.schemes).join(', ')}`,
+      },
+    ]);
   }
   const { sampleId, problem, size } = chooseProblem(task, {
     sample: o.sample,
@@ -68,7 +74,8 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     ...(o.size ? { size: o.size } : {}),
   });
   const source = o.llm ?? defaultLlmSource();
-  const budget = o.budgetUsd !== undefined || o.budgetTokens !== undefined ? { maxCostUsd: o.budgetUsd, maxTokens: o.budgetTokens } : undefined;
+  const budget =
+    o.budgetUsd !== undefined || o.budgetTokens !== undefined ? { maxCostUsd: o.budgetUsd, maxTokens: o.budgetTokens } : undefined;
   return {
     // A declared task travels in the request itself: no worker has to be redeployed for it.
     task: declaration ?? task.id,
@@ -80,7 +87,12 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
       ...(o.priceInput !== undefined || o.priceOutput !== undefined || source !== 'local'
-        ? { pricing: { inputPerMTok: o.priceInput ?? DEFAULT_PRICING.inputPerMTok, outputPerMTok: o.priceOutput ?? DEFAULT_PRICING.outputPerMTok } }
+        ? {
+            pricing: {
+              inputPerMTok: o.priceInput ?? DEFAULT_PRICING.inputPerMTok,
+              outputPerMTok: o.priceOutput ?? DEFAULT_PRICING.outputPerMTok,
+            },
+          }
         : {}),
       ...(o.reask !== undefined ? { reask: o.reask } : {}),
       ...(o.cache ? { cache: true } : {}),
@@ -102,14 +114,28 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
   // Loaded only now: a dry run or a refused request never loads Temporal's SDK.
   const [{ startRuntime }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
   const { resultOf, startCheckedRun, webUiLink } = runs;
-  const runtime = await startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, llm: o.llm ?? defaultLlmSource(), log });
+  const runtime = await startRuntime({
+    inProcessWorker: o.worker,
+    taskQueue: o.taskQueue,
+    simulatedLatencyMs: o.latency,
+    llm: o.llm ?? defaultLlmSource(),
+    log,
+  });
   try {
     const started = Date.now();
-    const handle = await startCheckedRun(runtime.client, checked, { taskQueue: o.taskQueue, ...(o.workflowId ? { workflowId: o.workflowId } : {}) });
+    const handle = await startCheckedRun(runtime.client, checked, {
+      taskQueue: o.taskQueue,
+      ...(o.workflowId ? { workflowId: o.workflowId } : {}),
+    });
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
     log(`Started ${handle.workflowId}\n  Web UI: ${webUi}`);
     const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle, runs) : await resultOf(handle);
-    const report = reportOf(result, { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi }, Date.now() - started, resolveTask(request.task).answerText);
+    const report = reportOf(
+      result,
+      { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi },
+      Date.now() - started,
+      resolveTask(request.task).answerText,
+    );
     console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));
     if (o.output) {
       if (!report.best) throw new Error(`no answer to write to ${o.output}: the run produced no scored thought`);
@@ -124,6 +150,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
 
 async function withProgressBar(handle: WorkflowHandle, { queryProgress, resultOf }: typeof import('../../client/runs')) {
   const bar = new SingleBar({
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a dollar sign before cli-progress's {cost} placeholder.
     format: '  {bar} {value}/{total} operations · {calls} LLM calls · {tokens} tokens · ${cost}',
     hideCursor: true,
     stream: process.stderr,
@@ -139,7 +166,11 @@ async function withProgressBar(handle: WorkflowHandle, { queryProgress, resultOf
   }, 250);
   try {
     const result = await resultOf(handle);
-    bar.update(result.grs.operations.length, { calls: result.grs.totals.llmCalls, tokens: result.grs.totals.promptTokens + result.grs.totals.completionTokens, cost: result.grs.totals.costUsd.toFixed(4) });
+    bar.update(result.grs.operations.length, {
+      calls: result.grs.totals.llmCalls,
+      tokens: result.grs.totals.promptTokens + result.grs.totals.completionTokens,
+      cost: result.grs.totals.costUsd.toFixed(4),
+    });
     return result;
   } finally {
     clearInterval(poll);

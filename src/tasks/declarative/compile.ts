@@ -3,9 +3,9 @@ import { parseOrThrow } from '../../goo/validate';
 import type { ThoughtState } from '../../grs/types';
 import { parseRows, readCsv } from '../dataset';
 import type { ChatMessage, LlmScorer, ParsedThought, PromptRequest, Sample, Task } from '../task';
-import { compileParser, type AnswerParser } from './parsers';
-import { fieldSchema, problemSchema, type FieldSpec } from './problem';
-import { missingParams, TaskDeclaration, type LlmJudgeSpec, type LocalScorerSpec, type TaskDeclarationInput } from './schema';
+import { type AnswerParser, compileParser } from './parsers';
+import { type FieldSpec, fieldSchema, problemSchema } from './problem';
+import { type LlmJudgeSpec, type LocalScorerSpec, missingParams, TaskDeclaration, type TaskDeclarationInput } from './schema';
 import { compileJudge, compileLocalScorer } from './scorers';
 import { asText, compileTemplate, type Template } from './templates';
 
@@ -49,9 +49,17 @@ export function compileDeclaration(input: TaskDeclarationInput | unknown): Task<
 
   const judges = Object.entries(d.scorers).filter((e): e is [string, LlmJudgeSpec] => e[1].kind === 'llmJudge');
   const local = Object.values(d.scorers).find((s): s is LocalScorerSpec => s.kind !== 'llmJudge');
-  const noAnswerScore = d.noAnswerScore ?? defaultNoAnswerScore(d.higherIsBetter, judges.map(([, j]) => j), local);
+  const noAnswerScore =
+    d.noAnswerScore ??
+    defaultNoAnswerScore(
+      d.higherIsBetter,
+      judges.map(([, j]) => j),
+      local,
+    );
   const localScorer = local ? compileLocalScorer(local, d.higherIsBetter, noAnswerScore) : undefined;
-  const llmScorers: Record<string, LlmScorer<DeclaredProblem>> = Object.fromEntries(judges.map(([name, spec]) => [name, compileJudge(spec, d.higherIsBetter)]));
+  const llmScorers: Record<string, LlmScorer<DeclaredProblem>> = Object.fromEntries(
+    judges.map(([name, spec]) => [name, compileJudge(spec, d.higherIsBetter)]),
+  );
 
   const schema = problemSchema(fields);
   const sizeOf = (problem: DeclaredProblem): number => {
@@ -80,12 +88,16 @@ export function compileDeclaration(input: TaskDeclarationInput | unknown): Task<
     schemes: Object.fromEntries(Object.entries(d.schemes).map(([name, goo]) => [name, () => structuredClone(goo)])),
     sizeOf,
     rootState: () => ({}),
-    answerText: (state) => (Object.hasOwn(state, 'output') ? asText(state.output) : `(no answer: ${String(state.answer ?? 'unparseable answer')})`),
+    answerText: (state) =>
+      Object.hasOwn(state, 'output') ? asText(state.output) : `(no answer: ${String(state.answer ?? 'unparseable answer')})`,
 
     buildPrompt(req: PromptRequest): ChatMessage[] {
       const p = promptOf(req.prompt);
       const values = { thoughts: req.thoughts, problem: req.problem, params: req.params };
-      return [...(p.system ? [{ role: 'system' as const, content: p.system.render(values) }] : []), { role: 'user', content: p.user.render(values) }];
+      return [
+        ...(p.system ? [{ role: 'system' as const, content: p.system.render(values) }] : []),
+        { role: 'user', content: p.user.render(values) },
+      ];
     },
 
     parseResponse(req: PromptRequest, text: string): ParsedThought[] {
@@ -102,12 +114,18 @@ export function compileDeclaration(input: TaskDeclarationInput | unknown): Task<
     validate: (state: ThoughtState) => Object.hasOwn(state, 'output'),
     parseDataset: (csv) => parseDeclaredCsv(d.id, fields, csv),
     generateProblem(_size, seed) {
-      if (!examples.length) throw new Error(`task "${d.id}" declares no example problems: give the problem itself (e.g. --problem problem.json)`);
+      if (!examples.length)
+        throw new Error(`task "${d.id}" declares no example problems: give the problem itself (e.g. --problem problem.json)`);
       return structuredClone(examples[seed % examples.length]!);
     },
     ...(Object.keys(llmScorers).length ? { llmScorers } : {}),
     ...(localScorer ? { score: localScorer.score, groundTruth: localScorer.groundTruth } : {}),
-    ...(filesField(fields) ? { problemFromFiles: (files: { path: string; text: string }[]) => parseOrThrow(schema, fromFiles(fields, files), 'problem', 'problem') } : {}),
+    ...(filesField(fields)
+      ? {
+          problemFromFiles: (files: { path: string; text: string }[]) =>
+            parseOrThrow(schema, fromFiles(fields, files), 'problem', 'problem'),
+        }
+      : {}),
   };
   return task;
 }
@@ -128,7 +146,8 @@ function filesField(fields: Record<string, FieldSpec>): string | undefined {
 function fromFiles(fields: Record<string, FieldSpec>, files: { path: string; text: string }[]): DeclaredProblem {
   const name = filesField(fields)!;
   const texts = files.map((f) => f.text);
-  if (fields[name]!.type === 'string' && texts.length !== 1) throw new Error(`the problem field "${name}" is one text: give exactly one file, got ${texts.length}`);
+  if (fields[name]!.type === 'string' && texts.length !== 1)
+    throw new Error(`the problem field "${name}" is one text: give exactly one file, got ${texts.length}`);
   return { [name]: fields[name]!.type === 'string' ? texts[0] : texts };
 }
 

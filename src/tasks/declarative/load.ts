@@ -38,7 +38,10 @@ export function parseDeclarationText(text: string, format: 'json' | 'yaml', sour
     }
   }
   const yaml = yamlModule();
-  if (!yaml) return refuse(`YAML task files need the "${YAML_PACKAGE.split('@')[0]}" package (npm install ${YAML_PACKAGE}); a JSON task file works without it`);
+  if (!yaml)
+    return refuse(
+      `YAML task files need the "${YAML_PACKAGE.split('@')[0]}" package (npm install ${YAML_PACKAGE}); a JSON task file works without it`,
+    );
   try {
     // Core schema: plain JSON-like data, no custom tags; aliases are bounded (no "billion laughs").
     return yaml.parse(text, { schema: 'core', uniqueKeys: true, maxAliasCount: 100, prettyErrors: true });
@@ -61,7 +64,9 @@ export function loadTaskDeclaration(path: string): TaskDeclarationInput {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ValidationError('task file', [{ path, message: `cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    throw new ValidationError('task file', [
+      { path, message: `cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` },
+    ]);
   }
   const data = parseDeclarationText(text, format, path);
   parseOrThrow(TaskDeclaration, data, `task declaration in ${path}`, 'task');

@@ -43,8 +43,16 @@ function textParser(spec: Extract<Parser, { kind: 'text' }>): AnswerParser {
       const b = body(text, spec.tag);
       if (!b.ok) return b;
       const value = (b.value as string).trim();
-      if (value.length < spec.minLength) return { ok: false, error: value.length === 0 ? 'the answer is empty' : `the answer has ${value.length} characters; at least ${spec.minLength} are expected` };
-      if (spec.maxLength !== undefined && value.length > spec.maxLength) return { ok: false, error: `the answer has ${value.length} characters; at most ${spec.maxLength} are expected` };
+      if (value.length < spec.minLength)
+        return {
+          ok: false,
+          error:
+            value.length === 0
+              ? 'the answer is empty'
+              : `the answer has ${value.length} characters; at least ${spec.minLength} are expected`,
+        };
+      if (spec.maxLength !== undefined && value.length > spec.maxLength)
+        return { ok: false, error: `the answer has ${value.length} characters; at most ${spec.maxLength} are expected` };
       return { ok: true, value };
     },
   };
@@ -77,7 +85,9 @@ export function shapeSchema(shape: JsonShape): z.ZodType {
     }
     case 'object': {
       const required = new Set(shape.required ?? []);
-      const properties = Object.fromEntries(Object.entries(shape.properties).map(([k, v]) => [k, required.has(k) ? shapeSchema(v) : shapeSchema(v).optional()]));
+      const properties = Object.fromEntries(
+        Object.entries(shape.properties).map(([k, v]) => [k, required.has(k) ? shapeSchema(v) : shapeSchema(v).optional()]),
+      );
       return shape.additionalProperties ? z.looseObject(properties) : z.strictObject(properties);
     }
   }
@@ -96,7 +106,10 @@ function jsonCandidates(text: string): string[] {
   const fences = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)```/gi)];
   if (fences.length) out.push(fences.at(-1)![1]!);
   out.push(text);
-  for (const [open, close] of [['{', '}'], ['[', ']']] as const) {
+  for (const [open, close] of [
+    ['{', '}'],
+    ['[', ']'],
+  ] as const) {
     const start = text.indexOf(open);
     const end = text.lastIndexOf(close);
     if (start !== -1 && end > start) out.push(text.slice(start, end + 1));
@@ -160,9 +173,12 @@ function numberListParser(spec: Extract<Parser, { kind: 'numberList' }>): Answer
       const list = lastNumberList(b.value as string);
       if (list === undefined) return { ok: false, error: 'no list of numbers such as [1, 2, 3] in the answer' };
       if (list.some((x) => !Number.isFinite(x))) return { ok: false, error: 'the list holds a number out of range' };
-      if (spec.integers && !list.every(Number.isInteger)) return { ok: false, error: `expected whole numbers, got ${JSON.stringify(list.find((x) => !Number.isInteger(x)))}` };
-      if (spec.minItems !== undefined && list.length < spec.minItems) return { ok: false, error: `the list has ${list.length} numbers; at least ${spec.minItems} are expected` };
-      if (spec.maxItems !== undefined && list.length > spec.maxItems) return { ok: false, error: `the list has ${list.length} numbers; at most ${spec.maxItems} are expected` };
+      if (spec.integers && !list.every(Number.isInteger))
+        return { ok: false, error: `expected whole numbers, got ${JSON.stringify(list.find((x) => !Number.isInteger(x)))}` };
+      if (spec.minItems !== undefined && list.length < spec.minItems)
+        return { ok: false, error: `the list has ${list.length} numbers; at least ${spec.minItems} are expected` };
+      if (spec.maxItems !== undefined && list.length > spec.maxItems)
+        return { ok: false, error: `the list has ${list.length} numbers; at most ${spec.maxItems} are expected` };
       return { ok: true, value: list };
     },
   };

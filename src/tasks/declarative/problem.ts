@@ -29,7 +29,8 @@ export interface FieldSpec {
 function text(f: FieldSpec) {
   const max = f.maxLength ?? DEFAULT_MAX_LENGTH;
   let s = z.string().max(max, `at most ${max} characters are allowed`);
-  if (f.minLength !== undefined && f.minLength > 0) s = s.min(f.minLength, f.minLength === 1 ? 'must not be empty' : `at least ${f.minLength} characters are needed`);
+  if (f.minLength !== undefined && f.minLength > 0)
+    s = s.min(f.minLength, f.minLength === 1 ? 'must not be empty' : `at least ${f.minLength} characters are needed`);
   return s;
 }
 
@@ -43,7 +44,8 @@ function number(f: FieldSpec) {
 function list<T extends z.ZodType>(item: T, f: FieldSpec) {
   const max = f.maxItems ?? DEFAULT_MAX_ITEMS;
   let a = z.array(item).max(max, `at most ${max} items are allowed`);
-  if (f.minItems !== undefined && f.minItems > 0) a = a.min(f.minItems, `at least ${f.minItems} item${f.minItems === 1 ? ' is' : 's are'} needed`);
+  if (f.minItems !== undefined && f.minItems > 0)
+    a = a.min(f.minItems, `at least ${f.minItems} item${f.minItems === 1 ? ' is' : 's are'} needed`);
   return a;
 }
 
@@ -64,5 +66,7 @@ export function fieldSchema(f: FieldSpec): z.ZodType {
 }
 
 export function problemSchema(fields: Record<string, FieldSpec>): z.ZodType<Record<string, unknown>> {
-  return z.strictObject(Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, fieldSchema(f)]))) as z.ZodType<Record<string, unknown>>;
+  return z.strictObject(Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, fieldSchema(f)]))) as z.ZodType<
+    Record<string, unknown>
+  >;
 }

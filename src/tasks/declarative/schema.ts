@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { GoO, type Operation } from '../../goo/schema';
-import { validateGoO, ValidationError } from '../../goo/validate';
+import { ValidationError, validateGoO } from '../../goo/validate';
 import { shapeDepth } from './parsers';
-import { FIELD_TYPES, problemSchema, type FieldSpec } from './problem';
-import { paramsUsed, templateProblems, type Root, type TemplateScope } from './templates';
+import { FIELD_TYPES, type FieldSpec, problemSchema } from './problem';
+import { paramsUsed, type Root, type TemplateScope, templateProblems } from './templates';
 
 /**
  * A task declared as data (JSON or YAML), for backends that cannot ship TypeScript: prompt
@@ -23,10 +23,22 @@ const MAX_JSON_SHAPE_DEPTH = 8;
 const RESERVED_FIELDS: readonly string[] = ['thought', 'thoughts', 'problem', 'params', 'scale'];
 
 const name = (what: string) =>
-  z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, `a ${what} name is a letter followed by letters, digits, "_" or "-" (at most 64 characters)`);
-const fieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a field name is a letter or "_" followed by letters, digits or "_" (at most 64 characters), so templates can name it');
-const Tag = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'a tag name is a letter followed by letters, digits, "_" or "-" (at most 32 characters)');
-const Template = z.string().min(1, 'a template must not be empty').max(MAX_TEMPLATE_CHARS, `a template may have at most ${MAX_TEMPLATE_CHARS} characters`);
+  z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, `a ${what} name is a letter followed by letters, digits, "_" or "-" (at most 64 characters)`);
+const fieldName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,63}$/,
+    'a field name is a letter or "_" followed by letters, digits or "_" (at most 64 characters), so templates can name it',
+  );
+const Tag = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'a tag name is a letter followed by letters, digits, "_" or "-" (at most 32 characters)');
+const Template = z
+  .string()
+  .min(1, 'a template must not be empty')
+  .max(MAX_TEMPLATE_CHARS, `a template may have at most ${MAX_TEMPLATE_CHARS} characters`);
 const count = z.number().int().min(0);
 
 /** Records keyed by names: at least `min` entries, at most `max`. */
@@ -34,7 +46,10 @@ function named<T extends z.ZodType>(key: z.ZodString, value: T, what: string, mi
   return z
     .record(key, value, {
       // zod says only "Invalid key in record": say what a name must look like.
-      error: (iss) => (iss.code === 'invalid_key' ? `invalid name "${String(iss.input ?? '')}": ${(iss.issues as { message: string }[] | undefined)?.[0]?.message ?? 'not allowed'}` : undefined),
+      error: (iss) =>
+        iss.code === 'invalid_key'
+          ? `invalid name "${String(iss.input ?? '')}": ${(iss.issues as { message: string }[] | undefined)?.[0]?.message ?? 'not allowed'}`
+          : undefined,
     })
     .refine((r) => Object.keys(r).length >= min, `declare at least ${min} ${what}`)
     .refine((r) => Object.keys(r).length <= max, `at most ${max} ${what} are allowed`);
@@ -62,13 +77,16 @@ export const ProblemField = z
     const texts = f.type === 'string' || f.type === 'string[]';
     const lists = f.type.endsWith('[]');
     const only = (keys: (keyof typeof f)[], allowed: boolean, kind: string) => {
-      for (const key of keys) if (f[key] !== undefined && !allowed) ctx.addIssue({ code: 'custom', path: [key], message: `only ${kind} fields take ${key}; this field is of type "${f.type}"` });
+      for (const key of keys)
+        if (f[key] !== undefined && !allowed)
+          ctx.addIssue({ code: 'custom', path: [key], message: `only ${kind} fields take ${key}; this field is of type "${f.type}"` });
     };
     only(['minLength', 'maxLength'], texts, 'text ("string" or "string[]")');
     only(['minItems', 'maxItems'], lists, 'list ("string[]" or "number[]")');
     only(['integer', 'min', 'max'], !texts, 'number ("number" or "number[]")');
     const order = (lo: keyof typeof f, hi: keyof typeof f) => {
-      if (typeof f[lo] === 'number' && typeof f[hi] === 'number' && f[lo] > f[hi]) ctx.addIssue({ code: 'custom', path: [lo], message: `${lo} (${f[lo]}) is larger than ${hi} (${f[hi]})` });
+      if (typeof f[lo] === 'number' && typeof f[hi] === 'number' && f[lo] > f[hi])
+        ctx.addIssue({ code: 'custom', path: [lo], message: `${lo} (${f[lo]}) is larger than ${hi} (${f[hi]})` });
     };
     order('minLength', 'maxLength');
     order('minItems', 'maxItems');
@@ -87,7 +105,12 @@ export type JsonShape =
 
 export const JsonShape: z.ZodType<JsonShape> = z.lazy(() =>
   z.discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('string'), enum: z.array(z.string()).min(1).optional(), minLength: count.optional(), maxLength: count.optional() }),
+    z.strictObject({
+      type: z.literal('string'),
+      enum: z.array(z.string()).min(1).optional(),
+      minLength: count.optional(),
+      maxLength: count.optional(),
+    }),
     z.strictObject({ type: z.enum(['number', 'integer']), minimum: z.number().optional(), maximum: z.number().optional() }),
     z.strictObject({ type: z.literal('boolean') }),
     z.strictObject({ type: z.literal('array'), items: JsonShape, minItems: count.optional(), maxItems: count.optional() }),
@@ -100,7 +123,12 @@ export const JsonShape: z.ZodType<JsonShape> = z.lazy(() =>
       })
       .superRefine((o, ctx) => {
         for (const [i, key] of (o.required ?? []).entries()) {
-          if (!Object.hasOwn(o.properties, key)) ctx.addIssue({ code: 'custom', path: ['required', i], message: `"${key}" is required but not among the properties (${Object.keys(o.properties).join(', ') || 'none'})` });
+          if (!Object.hasOwn(o.properties, key))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['required', i],
+              message: `"${key}" is required but not among the properties (${Object.keys(o.properties).join(', ') || 'none'})`,
+            });
         }
       }),
   ]),
@@ -114,7 +142,13 @@ export const Parser = z.discriminatedUnion('kind', [
   /** A JSON value (the tag's content, a ```json fence, or the outermost {…}/[…]) matching `schema`. */
   z.strictObject({ kind: z.literal('json'), tag: TagOption, schema: JsonShape }),
   /** The last bracketed list of numbers, e.g. `[1, 2.5, -3]` (or a bare comma-separated list). */
-  z.strictObject({ kind: z.literal('numberList'), tag: TagOption, integers: z.boolean().default(false), minItems: count.optional(), maxItems: count.optional() }),
+  z.strictObject({
+    kind: z.literal('numberList'),
+    tag: TagOption,
+    integers: z.boolean().default(false),
+    minItems: count.optional(),
+    maxItems: count.optional(),
+  }),
 ]);
 export type Parser = z.infer<typeof Parser>;
 
@@ -139,7 +173,14 @@ export const LlmJudge = z.strictObject({
   /** Where the rating(s) are in the judge's answer: the last number of each <tag>, or the answer's last number. */
   extract: z
     .discriminatedUnion('kind', [
-      z.strictObject({ kind: z.literal('tags'), tags: z.array(Tag).min(1).max(10).refine((t) => new Set(t).size === t.length, 'tags must be distinct') }),
+      z.strictObject({
+        kind: z.literal('tags'),
+        tags: z
+          .array(Tag)
+          .min(1)
+          .max(10)
+          .refine((t) => new Set(t).size === t.length, 'tags must be distinct'),
+      }),
       z.strictObject({ kind: z.literal('lastNumber') }),
     ])
     .default({ kind: 'lastNumber' }),
@@ -177,7 +218,9 @@ const TaskDeclarationObject = z.strictObject({
   title: z.string().min(1).max(200).optional(),
   description: z.string().max(2000).optional(),
   /** How scores read: true for quality ratings, false for error counts and distances. */
-  higherIsBetter: z.boolean({ error: 'expected true or false: whether higher scores are better (true for quality ratings, false for error counts or distances)' }),
+  higherIsBetter: z.boolean({
+    error: 'expected true or false: whether higher scores are better (true for quality ratings, false for error counts or distances)',
+  }),
   /** The score of an answer that could not be read (see the defaults in compile.ts). */
   noAnswerScore: z.number().optional(),
   problem: named(fieldName, ProblemField, 'problem fields', 1, 32),
@@ -196,7 +239,7 @@ export const TaskDeclaration = TaskDeclarationObject.superRefine(crossCheck).des
 export type TaskDeclaration = z.infer<typeof TaskDeclaration>;
 export type TaskDeclarationInput = z.input<typeof TaskDeclaration>;
 
-export { taskIdOf, type TaskRef } from '../task-ref';
+export { type TaskRef, taskIdOf } from '../task-ref';
 
 type Ctx = z.core.$RefinementCtx<z.infer<typeof TaskDeclarationObject>>;
 type Path = (string | number)[];
@@ -206,10 +249,17 @@ function crossCheck(d: z.infer<typeof TaskDeclarationObject>, ctx: Ctx): void {
   const fields = Object.keys(d.problem);
 
   const size = JSON.stringify(d).length;
-  if (size > MAX_DECLARATION_CHARS) issue([], `the declaration has ${size} characters as JSON; at most ${MAX_DECLARATION_CHARS} are allowed, since it travels with every step of a run`);
+  if (size > MAX_DECLARATION_CHARS)
+    issue(
+      [],
+      `the declaration has ${size} characters as JSON; at most ${MAX_DECLARATION_CHARS} are allowed, since it travels with every step of a run`,
+    );
 
-  for (const f of fields) if (RESERVED_FIELDS.includes(f)) issue(['problem', f], `"${f}" is a reserved template name (${RESERVED_FIELDS.join(', ')}); choose another field name`);
-  if (d.size !== undefined && !fields.includes(d.size)) issue(['size'], `the problem has no field "${d.size}"; its fields are ${fields.join(', ')}`);
+  for (const f of fields)
+    if (RESERVED_FIELDS.includes(f))
+      issue(['problem', f], `"${f}" is a reserved template name (${RESERVED_FIELDS.join(', ')}); choose another field name`);
+  if (d.size !== undefined && !fields.includes(d.size))
+    issue(['size'], `the problem has no field "${d.size}"; its fields are ${fields.join(', ')}`);
 
   const checkTemplate = (path: Path, text: string | undefined, roots: readonly Root[]) => {
     if (text === undefined) return;
@@ -217,7 +267,11 @@ function crossCheck(d: z.infer<typeof TaskDeclarationObject>, ctx: Ctx): void {
     for (const message of templateProblems(text, scope)) issue(path, message);
   };
   const checkParser = (path: Path, parser: Parser | undefined) => {
-    if (parser?.kind === 'json' && shapeDepth(parser.schema) > MAX_JSON_SHAPE_DEPTH) issue([...path, 'schema'], `the JSON schema nests ${shapeDepth(parser.schema)} levels deep; at most ${MAX_JSON_SHAPE_DEPTH} are allowed`);
+    if (parser?.kind === 'json' && shapeDepth(parser.schema) > MAX_JSON_SHAPE_DEPTH)
+      issue(
+        [...path, 'schema'],
+        `the JSON schema nests ${shapeDepth(parser.schema)} levels deep; at most ${MAX_JSON_SHAPE_DEPTH} are allowed`,
+      );
   };
   checkParser(['parser'], d.parser);
   for (const [p, spec] of Object.entries(d.prompts)) {
@@ -228,22 +282,39 @@ function crossCheck(d: z.infer<typeof TaskDeclarationObject>, ctx: Ctx): void {
 
   const locals = Object.entries(d.scorers).filter(([, s]) => s.kind !== 'llmJudge');
   for (const [s] of locals.slice(1)) {
-    issue(['scorers', s, 'kind'], `at most one local scorer (exactMatch or numeric) may be declared, since Score operations with { kind: "local" } use it; "${locals[0]![0]}" already is one`);
+    issue(
+      ['scorers', s, 'kind'],
+      `at most one local scorer (exactMatch or numeric) may be declared, since Score operations with { kind: "local" } use it; "${locals[0]![0]}" already is one`,
+    );
   }
   for (const [s, spec] of Object.entries(d.scorers)) {
     if (spec.kind === 'llmJudge') {
       checkTemplate(['scorers', s, 'system'], spec.system, ['thought', 'problem', 'scale']);
       checkTemplate(['scorers', s, 'user'], spec.user, ['thought', 'problem', 'scale']);
-      if (spec.combine === 'harmonicMean' && spec.scale.min < 0) issue(['scorers', s, 'combine'], 'a harmonic mean needs ratings of 0 or more: use a scale with min >= 0, or combine by "mean"');
+      if (spec.combine === 'harmonicMean' && spec.scale.min < 0)
+        issue(['scorers', s, 'combine'], 'a harmonic mean needs ratings of 0 or more: use a scale with min >= 0, or combine by "mean"');
       continue;
     }
     const field = d.problem[spec.expected];
     if (!field) issue(['scorers', s, 'expected'], `the problem has no field "${spec.expected}"; its fields are ${fields.join(', ')}`);
-    else if (field.optional) issue(['scorers', s, 'expected'], `the ground truth field "${spec.expected}" must not be optional: every problem needs it to be scored`);
+    else if (field.optional)
+      issue(
+        ['scorers', s, 'expected'],
+        `the ground truth field "${spec.expected}" must not be optional: every problem needs it to be scored`,
+      );
     if (spec.kind === 'numeric') {
-      if (field && field.type !== 'number') issue(['scorers', s, 'expected'], `a numeric scorer compares with a number; field "${spec.expected}" is of type "${field.type}"`);
-      if (d.higherIsBetter) issue(['higherIsBetter'], `the numeric scorer "${s}" scores the distance to the expected number, so lower is better: set higherIsBetter to false`);
-      if (d.noAnswerScore === undefined) issue(['noAnswerScore'], `a task with a numeric scorer must say what an unreadable answer scores (a distance worse than any real answer's)`);
+      if (field && field.type !== 'number')
+        issue(['scorers', s, 'expected'], `a numeric scorer compares with a number; field "${spec.expected}" is of type "${field.type}"`);
+      if (d.higherIsBetter)
+        issue(
+          ['higherIsBetter'],
+          `the numeric scorer "${s}" scores the distance to the expected number, so lower is better: set higherIsBetter to false`,
+        );
+      if (d.noAnswerScore === undefined)
+        issue(
+          ['noAnswerScore'],
+          `a task with a numeric scorer must say what an unreadable answer scores (a distance worse than any real answer's)`,
+        );
     }
   }
 
@@ -271,9 +342,13 @@ function crossCheck(d: z.infer<typeof TaskDeclarationObject>, ctx: Ctx): void {
 /** Whether the declaration can serve an operation of its own schemes (the run's GoO is checked by checkRun). */
 function supportProblems(d: z.infer<typeof TaskDeclarationObject>, op: Operation): { field: string; message: string }[] {
   const prompts = Object.keys(d.prompts);
-  const judges = Object.entries(d.scorers).filter(([, s]) => s.kind === 'llmJudge').map(([n]) => n);
+  const judges = Object.entries(d.scorers)
+    .filter(([, s]) => s.kind === 'llmJudge')
+    .map(([n]) => n);
   const hasLocal = Object.values(d.scorers).some((s) => s.kind !== 'llmJudge');
-  const noLocal = (what: string) => [{ field: 'type', message: `${what} needs a local scorer (exactMatch or numeric), and the declaration has none` }];
+  const noLocal = (what: string) => [
+    { field: 'type', message: `${what} needs a local scorer (exactMatch or numeric), and the declaration has none` },
+  ];
   switch (op.type) {
     case 'generate':
     case 'aggregate':
@@ -282,13 +357,28 @@ function supportProblems(d: z.infer<typeof TaskDeclarationObject>, op: Operation
       const spec = d.prompts[op.prompt];
       if (!spec) return [{ field: 'prompt', message: `no prompt "${op.prompt}" is declared; expected one of: ${prompts.join(', ')}` }];
       const missing = missingParams(spec, op.params ?? {});
-      return missing.length ? [{ field: 'params', message: `prompt "${op.prompt}" uses ${missing.map((m) => `{{params.${m}}}`).join(', ')}, which this operation's params do not give` }] : [];
+      return missing.length
+        ? [
+            {
+              field: 'params',
+              message: `prompt "${op.prompt}" uses ${missing.map((m) => `{{params.${m}}}`).join(', ')}, which this operation's params do not give`,
+            },
+          ]
+        : [];
     }
     case 'score':
       if (op.scorer.kind === 'llm') {
-        return judges.includes(op.scorer.prompt) ? [] : [{ field: 'scorer', message: `no llmJudge scorer "${op.scorer.prompt}" is declared; expected one of: ${judges.join(', ') || '(none)'}` }];
+        return judges.includes(op.scorer.prompt)
+          ? []
+          : [
+              {
+                field: 'scorer',
+                message: `no llmJudge scorer "${op.scorer.prompt}" is declared; expected one of: ${judges.join(', ') || '(none)'}`,
+              },
+            ];
       }
-      if (op.scorer.kind === 'local' || op.scorer.fallback === 'local') return hasLocal ? [] : noLocal(op.scorer.kind === 'local' ? 'a local Score operation' : "a human scorer's local fallback");
+      if (op.scorer.kind === 'local' || op.scorer.fallback === 'local')
+        return hasLocal ? [] : noLocal(op.scorer.kind === 'local' ? 'a local Score operation' : "a human scorer's local fallback");
       return [];
     case 'groundTruth':
       return hasLocal ? [] : noLocal('a GroundTruth operation');
@@ -322,7 +412,8 @@ export const TaskRefSchema = z.union([z.string().min(1, 'expected a task id'), T
   error: (iss) => {
     if (iss.code !== 'invalid_union') return undefined;
     const input: unknown = iss.input;
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) return 'expected a built-in task id (a string) or a task declaration (an object)';
+    if (input === null || typeof input !== 'object' || Array.isArray(input))
+      return 'expected a built-in task id (a string) or a task declaration (an object)';
     const declared = (iss.errors as z.core.$ZodIssue[][] | undefined)?.[1] ?? [];
     const shown = declared.slice(0, 8).map((i) => `${formatIssuePath(i.path)}: ${i.message}`);
     return `invalid task declaration: ${shown.join('; ')}${declared.length > shown.length ? `; and ${declared.length - shown.length} more` : ''}`;

@@ -1,7 +1,7 @@
 import type { ThoughtState } from '../../grs/types';
 import type { LlmScorer } from '../task';
-import type { LlmJudgeSpec, LocalScorerSpec } from './schema';
 import { tagContent } from './parsers';
+import type { LlmJudgeSpec, LocalScorerSpec } from './schema';
 import { compileTemplate } from './templates';
 
 /**
@@ -30,10 +30,13 @@ export function harmonicMean(xs: readonly number[]): number {
 
 /** The judge's ratings in one answer, or undefined unless every rating is there and on the scale. */
 export function readRatings(spec: Pick<LlmJudgeSpec, 'extract' | 'scale'>, text: string): number[] | undefined {
-  const raw = spec.extract.kind === 'tags' ? spec.extract.tags.map((tag) => {
-    const content = tagContent(text, tag);
-    return content === undefined ? undefined : lastNumber(content);
-  }) : [lastNumber(text)];
+  const raw =
+    spec.extract.kind === 'tags'
+      ? spec.extract.tags.map((tag) => {
+          const content = tagContent(text, tag);
+          return content === undefined ? undefined : lastNumber(content);
+        })
+      : [lastNumber(text)];
   if (raw.some((r) => r === undefined || !Number.isFinite(r) || r < spec.scale.min || r > spec.scale.max)) return undefined;
   return raw as number[];
 }
@@ -51,7 +54,10 @@ export function compileJudge(spec: LlmJudgeSpec, higherIsBetter: boolean): LlmSc
   return {
     buildPrompt(state, problem) {
       const values = { thoughts: [state], problem, scale: spec.scale };
-      return [...(system ? [{ role: 'system' as const, content: system.render(values) }] : []), { role: 'user', content: user.render(values) }];
+      return [
+        ...(system ? [{ role: 'system' as const, content: system.render(values) }] : []),
+        { role: 'user', content: user.render(values) },
+      ];
     },
     parseRatings: (text) => readRatings(spec, text),
     combine: (samples) => combineSamples(spec.combine, samples),
@@ -67,7 +73,11 @@ function normalise(value: unknown, ignoreCase: boolean): unknown {
   }
   if (Array.isArray(value)) return value.map((v) => normalise(v, ignoreCase));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, normalise((value as Record<string, unknown>)[k], ignoreCase)]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, normalise((value as Record<string, unknown>)[k], ignoreCase)]),
+    );
   }
   return value;
 }
@@ -94,7 +104,8 @@ export function compileLocalScorer(spec: LocalScorerSpec, higherIsBetter: boolea
   const has = (state: ThoughtState) => Object.hasOwn(state, 'output');
   if (spec.kind === 'exactMatch') {
     const matches = (state: ThoughtState, problem: Record<string, unknown>) =>
-      has(state) && JSON.stringify(normalise(state.output, spec.ignoreCase)) === JSON.stringify(normalise(problem[spec.expected], spec.ignoreCase));
+      has(state) &&
+      JSON.stringify(normalise(state.output, spec.ignoreCase)) === JSON.stringify(normalise(problem[spec.expected], spec.ignoreCase));
     const [hit, miss] = higherIsBetter ? [1, 0] : [0, 1];
     return {
       score: (state, problem) => (!has(state) ? noAnswerScore : matches(state, problem) ? hit : miss),

@@ -101,7 +101,10 @@ function parseFilter(source: string, text: string): Filter {
   const filter = name as FilterName;
   const needsArg = filter === 'tagged' || filter === 'join';
   if (colon === -1) {
-    if (needsArg) throw new TemplateError(`${source}: the ${filter} filter needs an argument, e.g. ${filter === 'tagged' ? 'tagged:Doc' : 'join:", "'}`);
+    if (needsArg)
+      throw new TemplateError(
+        `${source}: the ${filter} filter needs an argument, e.g. ${filter === 'tagged' ? 'tagged:Doc' : 'join:", "'}`,
+      );
     return { name: filter };
   }
   if (!needsArg) throw new TemplateError(`${source}: the ${filter} filter takes no argument`);
@@ -117,7 +120,8 @@ function parseFilter(source: string, text: string): Filter {
     }
   } else if (BARE_ARG.test(raw)) arg = raw;
   else throw new TemplateError(`${source}: the argument of ${filter} must be a bare word or a JSON string such as ", "`);
-  if (filter === 'tagged' && !TAG.test(arg)) throw new TemplateError(`${source}: a tag name is a letter followed by letters, digits, "_" or "-" (at most 32), got "${arg}"`);
+  if (filter === 'tagged' && !TAG.test(arg))
+    throw new TemplateError(`${source}: a tag name is a letter followed by letters, digits, "_" or "-" (at most 32), got "${arg}"`);
   return { name: filter, arg };
 }
 
@@ -146,10 +150,13 @@ export function templateProblems(text: string, scope: TemplateScope): string[] {
       const field = p.path[0];
       if (field === undefined) problems.push(`${p.source}: name a problem field, e.g. {{problem.${scope.problemFields[0] ?? 'text'}}}`);
       else if (!scope.problemFields.includes(field)) {
-        problems.push(`${p.source}: the problem has no field "${field}"; its fields are ${scope.problemFields.join(', ')} (other values: ${scope.roots.filter((r) => r !== 'problem').join(', ')})`);
+        problems.push(
+          `${p.source}: the problem has no field "${field}"; its fields are ${scope.problemFields.join(', ')} (other values: ${scope.roots.filter((r) => r !== 'problem').join(', ')})`,
+        );
       }
     } else if (p.root === 'params' && p.path.length === 0) problems.push(`${p.source}: name a parameter, e.g. {{params.style}}`);
-    else if (p.root === 'scale' && (p.path.length !== 1 || (p.path[0] !== 'min' && p.path[0] !== 'max'))) problems.push(`${p.source}: expected {{scale.min}} or {{scale.max}}`);
+    else if (p.root === 'scale' && (p.path.length !== 1 || (p.path[0] !== 'min' && p.path[0] !== 'max')))
+      problems.push(`${p.source}: expected {{scale.min}} or {{scale.max}}`);
   }
   return problems;
 }
@@ -246,7 +253,9 @@ function applyFilter(f: Filter, value: unknown): unknown {
       if (!Array.isArray(value)) return `<${f.arg}>\n${asText(value)}\n</${f.arg}>`;
       return value.map((item, i) => `<${f.arg}${i + 1}>\n${asText(item)}\n</${f.arg}${i + 1}>`).join('\n\n');
     case 'numbered':
-      return items(value).map((item, i) => `${i + 1}. ${asText(item)}`).join('\n');
+      return items(value)
+        .map((item, i) => `${i + 1}. ${asText(item)}`)
+        .join('\n');
     case 'lines':
       return items(value).map(asText).join('\n');
     case 'join':

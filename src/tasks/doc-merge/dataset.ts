@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { ValidationError } from '../../goo/validate';
+import { type Random, randomInt, seededRandom } from '../../util/random';
 import { parseRows, readCsv } from '../dataset';
 import type { Sample } from '../task';
-import { randomInt, seededRandom, type Random } from '../../util/random';
 import {
+  type ClauseTopic,
   CORE_TOPICS,
   DISCLOSERS,
   MONTHS,
@@ -15,7 +16,6 @@ import {
   SERVICES,
   SIGNATURE,
   TITLES,
-  type ClauseTopic,
 } from './samples';
 
 export const MIN_DOCUMENTS = 2;
@@ -68,7 +68,10 @@ export function parseDocMergeCsv(csv: string): Sample<DocMergeProblem>[] {
     .sort((a, b) => Number(a.slice(8)) - Number(b.slice(8)));
   if (columns.length < MIN_DOCUMENTS) {
     throw new ValidationError('document merging dataset', [
-      { path: 'header', message: `expected columns id, problem, document1..document4; found ${Object.keys(rows[0] ?? {}).join(', ') || 'no rows'}` },
+      {
+        path: 'header',
+        message: `expected columns id, problem, document1..document4; found ${Object.keys(rows[0] ?? {}).join(', ') || 'no rows'}`,
+      },
     ]);
   }
   const Row = z.object({
@@ -136,9 +139,7 @@ export function generateDocMergeProblem(size: number, seed: number): DocMergePro
       const optional = shuffled(random, pool).slice(0, 2 + randomInt(random, 2));
       const topics = [...CORE_TOPICS.slice(0, -1), ...pool.filter((t) => optional.includes(t)), CORE_TOPICS.at(-1)!];
       const sections = topics.map((topic, i) => `${i + 1}. ${pick(random, topic.headings)}\n${sentencesOf(random, topic, 0.7).join(' ')}`);
-      return fill(
-        [pick(random, TITLES), sentencesOf(random, PARTIES, 0.6).join(' '), ...sections, pick(random, SIGNATURE)].join('\n\n'),
-      );
+      return fill([pick(random, TITLES), sentencesOf(random, PARTIES, 0.6).join(' '), ...sections, pick(random, SIGNATURE)].join('\n\n'));
     }),
   };
 }

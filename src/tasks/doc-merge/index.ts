@@ -28,7 +28,11 @@ function sourcesOf(req: PromptRequest): string[] {
 }
 
 function indicesProblem(value: unknown, count: number): string | undefined {
-  const ok = Array.isArray(value) && value.length > 0 && value.every((i) => Number.isInteger(i) && i >= 0 && i < count) && new Set(value).size === value.length;
+  const ok =
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((i) => Number.isInteger(i) && i >= 0 && i < count) &&
+    new Set(value).size === value.length;
   return ok ? undefined : `expected distinct indices of documents from 0 to ${count - 1}, got ${JSON.stringify(value)}`;
 }
 
@@ -66,7 +70,15 @@ const judge: LlmScorer<DocMergeProblem> = {
     const { documents, merged } = asState(state);
     // A thought from an unreadable answer has no indices: judge it against every document.
     const indices = Array.isArray(documents) && documents.length ? indicesOf(documents, problem.documents.length, 'state.documents') : all;
-    return [{ role: 'user', content: judgePrompt(indices.map((i) => problem.documents[i]!), merged ?? '') }];
+    return [
+      {
+        role: 'user',
+        content: judgePrompt(
+          indices.map((i) => problem.documents[i]!),
+          merged ?? '',
+        ),
+      },
+    ];
   },
   parseRatings,
   combine: combineRatings,
@@ -105,7 +117,9 @@ export const docMergeTask: Task<DocMergeProblem> = {
         case 'aggregate': {
           const input = aggregateInput(req, sourcesOf(req).length);
           // With no readable draft left, aggregating degrades to merging the sources afresh.
-          return input.drafts.length ? aggregatePrompt(textsOf(req, input.documents), input.drafts) : mergePrompt(textsOf(req, input.documents));
+          return input.drafts.length
+            ? aggregatePrompt(textsOf(req, input.documents), input.drafts)
+            : mergePrompt(textsOf(req, input.documents));
         }
         case 'improve':
           return improvePrompt(textsOf(req, documentsOf(req, sourcesOf(req).length)), asState(req.thoughts[0]!).merged ?? '');

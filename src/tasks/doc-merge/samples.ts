@@ -311,8 +311,22 @@ export const SIGNATURE = [
   'In witness whereof, the duly authorised representatives of both parties have signed this agreement on the date given above.',
 ] as const;
 
-export const DISCLOSERS = ['Harbor Analytics Ltd', 'Quillstone Biotech Inc', 'Meridian Grid Systems', 'Fernhill Materials GmbH', 'Tidewater Robotics Corp', 'Lumen Orchard Foods'];
-export const RECIPIENTS = ['Northbeam Consulting', 'Cobalt Ridge Partners', 'Vantage Loom Studio', 'Ironbark Software', 'Silverfen Logistics', 'Opaline Research Group'];
+export const DISCLOSERS = [
+  'Harbor Analytics Ltd',
+  'Quillstone Biotech Inc',
+  'Meridian Grid Systems',
+  'Fernhill Materials GmbH',
+  'Tidewater Robotics Corp',
+  'Lumen Orchard Foods',
+];
+export const RECIPIENTS = [
+  'Northbeam Consulting',
+  'Cobalt Ridge Partners',
+  'Vantage Loom Studio',
+  'Ironbark Software',
+  'Silverfen Logistics',
+  'Opaline Research Group',
+];
 export const PURPOSES = [
   'a joint development of a battery management platform',
   'a possible acquisition of a minority stake',
@@ -329,4 +343,17 @@ export const PLACES = [
   { law: 'the Province of Ontario', city: 'Toronto' },
   { law: 'the Commonwealth of Massachusetts', city: 'Boston' },
 ];
-export const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+export const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];

@@ -46,10 +46,14 @@ export function halves(count: number): [number[], number[]] {
 }
 
 function got2({ size }: SchemeOptions): GoO {
-  if (!Number.isInteger(size) || size < 2) throw new RangeError(`got2 merges two halves of the documents: it needs at least 2 documents, got ${size}`);
+  if (!Number.isInteger(size) || size < 2)
+    throw new RangeError(`got2 merges two halves of the documents: it needs at least 2 documents, got ${size}`);
   const b = new GooBuilder();
   const parts = halves(size).map((documents, i) =>
-    b.keepBestN(b.score(b.generate(null, { prompt: 'merge', k: 5, id: `merge-half-${i + 1}`, params: { documents } }), JUDGE), { n: 1, ...HIGHER }),
+    b.keepBestN(b.score(b.generate(null, { prompt: 'merge', k: 5, id: `merge-half-${i + 1}`, params: { documents } }), JUDGE), {
+      n: 1,
+      ...HIGHER,
+    }),
   );
   const best = b.keepBestN(b.score(b.aggregate(parts, { prompt: 'aggregate', k: 5 }), JUDGE), { n: 1, ...HIGHER });
   const improved = b.score(b.generate(best, { prompt: 'improve', k: 5 }), JUDGE);

@@ -17,7 +17,9 @@ const CONTAINS = 0.8;
 const MIN_WORDS = 3;
 
 const STOPWORDS = new Set(
-  'a an and are as at be been by for from has have in is it its of on or that the their these this those to was were which will with any all such shall may must not no nor other than into'.split(' '),
+  'a an and are as at be been by for from has have in is it its of on or that the their these this those to was were which will with any all such shall may must not no nor other than into'.split(
+    ' ',
+  ),
 );
 
 export interface Clause {
@@ -101,7 +103,9 @@ export function similarity(a: Clause, b: Clause, weight: Weights = UNIFORM): num
 
 /** Whether `merged` states the source clause, alone or as part of a longer sentence. */
 function states(merged: Clause, source: Clause, weight: Weights): boolean {
-  return similarity(merged, source, weight) >= SAME_CLAUSE || shared(source.words, merged.words, weight) / mass(source.words, weight) >= CONTAINS;
+  return (
+    similarity(merged, source, weight) >= SAME_CLAUSE || shared(source.words, merged.words, weight) / mass(source.words, weight) >= CONTAINS
+  );
 }
 
 export interface Units {

@@ -1,13 +1,20 @@
 import { z } from 'zod';
+import { type Random, randomInt, seededRandom } from '../../util/random';
 import { parseRows, readCsv } from '../dataset';
 import type { Sample } from '../task';
-import { randomInt, seededRandom, type Random } from '../../util/random';
 import type { KeywordCountingProblem } from './index';
 
 /** A cell holding a list of names as the reference writes it: `[Peru, Chile]`, or Python-style `['Peru', 'Chile']`. */
 const nameListCell = z.string().transform((s, ctx) => {
   const body = /^\[(.*)\]$/s.exec(s.trim())?.[1];
-  const names = body?.trim() ? body.split(',').map((n) => n.trim().replace(/^(['"])(.*)\1$/, '$2').trim()) : [];
+  const names = body?.trim()
+    ? body.split(',').map((n) =>
+        n
+          .trim()
+          .replace(/^(['"])(.*)\1$/, '$2')
+          .trim(),
+      )
+    : [];
   if (body === undefined || names.some((n) => n === '')) {
     ctx.addIssue({ code: 'custom', message: `expected a list of country names like "[Peru, Chile]", got "${s.slice(0, 40)}"` });
     return z.NEVER;
@@ -23,16 +30,62 @@ const Row = z.object({
 
 /** The reference format: columns ID, Text, Countries (occurrences in order, with repeats), Sentences, Characters. */
 export function parseKeywordCountingCsv(csv: string): Sample<KeywordCountingProblem>[] {
-  return parseRows(readCsv(csv), Row, 'keyword counting dataset').map((row) => ({ id: row.ID, problem: { text: row.Text, countries: row.Countries } }));
+  return parseRows(readCsv(csv), Row, 'keyword counting dataset').map((row) => ({
+    id: row.ID,
+    problem: { text: row.Text, countries: row.Countries },
+  }));
 }
 
 /** Countries the generator names: unambiguous as words, none contained in another. */
 export const GENERATOR_COUNTRIES = [
-  'Argentina', 'Australia', 'Austria', 'Bolivia', 'Brazil', 'Canada', 'Chile', 'Colombia', 'Costa Rica', 'Croatia',
-  'Denmark', 'Ecuador', 'Egypt', 'Ethiopia', 'Finland', 'France', 'Germany', 'Ghana', 'Greece', 'Iceland',
-  'India', 'Indonesia', 'Ireland', 'Italy', 'Japan', 'Kenya', 'Mexico', 'Mongolia', 'Morocco', 'Nepal',
-  'New Zealand', 'Nigeria', 'Norway', 'Peru', 'Poland', 'Portugal', 'Senegal', 'South Africa', 'South Korea', 'Spain',
-  'Sri Lanka', 'Sweden', 'Switzerland', 'Tanzania', 'Thailand', 'United States', 'Uruguay', 'Vietnam',
+  'Argentina',
+  'Australia',
+  'Austria',
+  'Bolivia',
+  'Brazil',
+  'Canada',
+  'Chile',
+  'Colombia',
+  'Costa Rica',
+  'Croatia',
+  'Denmark',
+  'Ecuador',
+  'Egypt',
+  'Ethiopia',
+  'Finland',
+  'France',
+  'Germany',
+  'Ghana',
+  'Greece',
+  'Iceland',
+  'India',
+  'Indonesia',
+  'Ireland',
+  'Italy',
+  'Japan',
+  'Kenya',
+  'Mexico',
+  'Mongolia',
+  'Morocco',
+  'Nepal',
+  'New Zealand',
+  'Nigeria',
+  'Norway',
+  'Peru',
+  'Poland',
+  'Portugal',
+  'Senegal',
+  'South Africa',
+  'South Korea',
+  'Spain',
+  'Sri Lanka',
+  'Sweden',
+  'Switzerland',
+  'Tanzania',
+  'Thailand',
+  'United States',
+  'Uruguay',
+  'Vietnam',
 ] as const;
 
 /** Sentence templates: `@` is a country, `~` repeats the country named just before. */

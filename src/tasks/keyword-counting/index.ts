@@ -5,7 +5,7 @@ import { generateKeywordCountingProblem, parseKeywordCountingCsv } from './datas
 import { parseCounts, parsePassages, splitSentences } from './parse';
 import { countCotPrompt, countPrompt, fmtCounts, improveMergePrompt, improvePrompt, mergePrompt, splitPrompt } from './prompts';
 import { keywordCountingSchemes } from './schemes';
-import { addCounts, countError, countMentions, sameCounts, tally, UNPARSEABLE_SCORE, type Counts } from './score';
+import { addCounts, type Counts, countError, countMentions, sameCounts, tally, UNPARSEABLE_SCORE } from './score';
 
 export const KeywordCountingProblem = z
   .strictObject({
@@ -19,7 +19,11 @@ export const KeywordCountingProblem = z
     const found = countMentions(text, countries);
     for (const name of Object.keys(truth)) {
       if (found[name] !== truth[name]) {
-        ctx.addIssue({ code: 'custom', path: ['countries'], message: `lists "${name}" ${truth[name]} times but the text mentions it ${found[name] ?? 0} times` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['countries'],
+          message: `lists "${name}" ${truth[name]} times but the text mentions it ${found[name] ?? 0} times`,
+        });
       }
     }
   });
@@ -49,7 +53,12 @@ const countsOf = (s: KeywordCountingState | undefined) => s?.counts ?? {};
 /** The passage fields of a thought, without its answer: what a new count of the same passage starts from. */
 function passageOf(s: KeywordCountingState): KeywordCountingState {
   const { text, part, parts, covered } = s;
-  return { text: text ?? '', ...(part === undefined ? {} : { part }), ...(parts === undefined ? {} : { parts }), ...(covered === undefined ? {} : { covered }) };
+  return {
+    text: text ?? '',
+    ...(part === undefined ? {} : { part }),
+    ...(parts === undefined ? {} : { parts }),
+    ...(covered === undefined ? {} : { covered }),
+  };
 }
 
 function withCounts(base: KeywordCountingState, text: string): ParsedThought {
@@ -60,7 +69,8 @@ function withCounts(base: KeywordCountingState, text: string): ParsedThought {
 
 function splitAnswer(parent: KeywordCountingState, parts: number, text: string): ParsedThought[] {
   const passages = parsePassages(text);
-  if (!passages) return [{ state: { text: textOf(parent) }, valid: false, error: 'no passages (a JSON object of strings) in the split answer' }];
+  if (!passages)
+    return [{ state: { text: textOf(parent) }, valid: false, error: 'no passages (a JSON object of strings) in the split answer' }];
   // Always exactly `parts` passages, so every branch has one and the merge tree covers them all:
   // surplus passages join the last one, missing ones are empty (their text is lost, which the final score shows).
   const fitted = Array.from({ length: parts }, (_, i) => (i < parts - 1 ? passages[i] : passages.slice(i).join(' ')) ?? '');
@@ -125,10 +135,12 @@ export const keywordCountingTask: Task<KeywordCountingProblem> = {
   checkParams(prompt, params, problem) {
     if (prompt !== 'split') return [];
     const { parts, bySentence } = params;
-    if (!Number.isInteger(parts) || (parts as number) < 1) return [`parts: the number of passages to split into must be a positive integer, got ${JSON.stringify(parts)}`];
+    if (!Number.isInteger(parts) || (parts as number) < 1)
+      return [`parts: the number of passages to split into must be a positive integer, got ${JSON.stringify(parts)}`];
     const sentences = splitSentences(problem.text).length;
     // Branches are built per part before the run: one per sentence only works if the counts agree.
-    if (bySentence === true && parts !== sentences) return [`parts: a split by sentence of this text makes ${sentences} passages, but the GoO has ${String(parts)} branches`];
+    if (bySentence === true && parts !== sentences)
+      return [`parts: a split by sentence of this text makes ${sentences} passages, but the GoO has ${String(parts)} branches`];
     return [];
   },
 

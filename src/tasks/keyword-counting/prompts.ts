@@ -54,7 +54,10 @@ const COT_EXAMPLE = {
     'The bakery on the corner sells rye bread in the style of Finland and pastries from Austria. Its owner grew up in Austria and once ran a cafe in Morocco and another in Finland.',
     'It was raining all week. Customers from Thailand keep asking for coconut buns, and a visitor from Austria ordered ten of them.',
   ],
-  tallies: [{ Finland: 2, Austria: 2, Morocco: 1 }, { Thailand: 1, Austria: 1 }] as Counts[],
+  tallies: [
+    { Finland: 2, Austria: 2, Morocco: 1 },
+    { Thailand: 1, Austria: 1 },
+  ] as Counts[],
   counts: { Finland: 2, Austria: 3, Morocco: 1, Thailand: 1 } as Counts,
 };
 

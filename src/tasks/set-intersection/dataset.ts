@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { type Random, randomInt, seededRandom } from '../../util/random';
 import { integerListCell, parseRows, readCsv } from '../dataset';
 import type { Sample } from '../task';
-import { randomInt, seededRandom, type Random } from '../../util/random';
-import { intersect } from './score';
 import type { SetIntersectionProblem } from './index';
+import { intersect } from './score';
 
 /** A list of integers with no number twice: what the task calls a set. */
 export const IntegerSet = z
@@ -15,7 +15,10 @@ export const IntegerSet = z
     for (const x of list) (seen.has(x) ? repeated : seen).add(x);
     if (repeated.size) {
       const shown = [...repeated].slice(0, 5).join(', ') + (repeated.size > 5 ? ', ...' : '');
-      ctx.addIssue({ code: 'custom', message: `a set must not repeat a number, but ${shown} ${repeated.size > 1 ? 'appear' : 'appears'} more than once` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `a set must not repeat a number, but ${shown} ${repeated.size > 1 ? 'appear' : 'appears'} more than once`,
+      });
     }
   });
 
@@ -37,7 +40,10 @@ const Row = z
 
 /** The reference format: columns ID, SET1, SET2, INTERSECTION (the expected answer, checked against the sets). */
 export function parseSetIntersectionCsv(csv: string): Sample<SetIntersectionProblem>[] {
-  return parseRows(readCsv(csv), Row, 'set intersection dataset').map((row) => ({ id: row.ID, problem: { set1: row.SET1, set2: row.SET2 } }));
+  return parseRows(readCsv(csv), Row, 'set intersection dataset').map((row) => ({
+    id: row.ID,
+    problem: { set1: row.SET1, set2: row.SET2 },
+  }));
 }
 
 function shuffle<T>(items: T[], random: Random): T[] {
@@ -55,7 +61,10 @@ function shuffle<T>(items: T[], random: Random): T[] {
 export function generateSetIntersectionProblem(size: number, seed: number): SetIntersectionProblem {
   const random = seededRandom(seed);
   const shared = Math.round(size * (0.25 + 0.5 * random()));
-  const pool = shuffle(Array.from({ length: 2 * size }, (_, i) => i), random);
+  const pool = shuffle(
+    Array.from({ length: 2 * size }, (_, i) => i),
+    random,
+  );
   const common = pool.slice(0, shared);
   const only1 = pool.slice(shared, size);
   const only2 = pool.slice(size, 2 * size - shared);

@@ -33,7 +33,8 @@ const shownSet2 = (s: SetIntersectionState) => s.given ?? s.subset;
 function splitAnswer(parent: SetIntersectionState, parts: number, text: string): ParsedThought[] {
   const size = Math.ceil(parent.subset.length / parts);
   const lists = jsonLists(text) ?? findIntegerLists(text).slice(-parts);
-  if (lists.length === 0) return [{ state: { set1: parent.set1, subset: parent.subset }, valid: false, error: 'no lists of numbers in the split answer' }];
+  if (lists.length === 0)
+    return [{ state: { set1: parent.set1, subset: parent.subset }, valid: false, error: 'no lists of numbers in the split answer' }];
   return lists.slice(0, parts).map((given, part) => ({
     // The truth for part i is the i-th slice of the parent, whatever the model wrote: split errors then count in scores.
     state: { set1: parent.set1, subset: parent.subset.slice(part * size, (part + 1) * size), given, part },

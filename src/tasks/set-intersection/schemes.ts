@@ -24,7 +24,9 @@ const PART_SIZE = 16;
 const INTERSECT_BRANCHES = 5;
 
 function nearest<T>(table: Record<number, T>, size: number): T {
-  const key = Object.keys(table).map(Number).sort((a, b) => Math.abs(a - size) - Math.abs(b - size) || a - b)[0]!;
+  const key = Object.keys(table)
+    .map(Number)
+    .sort((a, b) => Math.abs(a - size) - Math.abs(b - size) || a - b)[0]!;
   return table[key]!;
 }
 
@@ -59,7 +61,13 @@ function got({ size }: SchemeOptions): GoO {
     const next: Ref[] = [];
     for (let i = 0; i < level.length; i += 2) {
       const last = level.length === 2;
-      next.push(b.keepBestN(b.score(b.aggregate(level.slice(i, i + 2), { prompt: 'merge', k: mergeK })), { n: 1, ...LOWER, ...(last ? { id: 'final' } : {}) }));
+      next.push(
+        b.keepBestN(b.score(b.aggregate(level.slice(i, i + 2), { prompt: 'merge', k: mergeK })), {
+          n: 1,
+          ...LOWER,
+          ...(last ? { id: 'final' } : {}),
+        }),
+      );
     }
     level = next;
   }

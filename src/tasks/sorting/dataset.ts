@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { randomInt, seededRandom } from '../../util/random';
 import { integerListCell, parseRows, readCsv } from '../dataset';
 import type { Sample } from '../task';
-import { randomInt, seededRandom } from '../../util/random';
 import type { SortingProblem } from './index';
 
 const Row = z.object({ ID: z.string().min(1, 'expected a sample id'), Unsorted: integerListCell, Sorted: integerListCell });

@@ -36,7 +36,6 @@ function splitAnswer(parent: SortingState, parts: number, text: string): ParsedT
   }));
 }
 
-
 function listAnswer(unsorted: number[], text: string, part: number | undefined): ParsedThought {
   const list = lastIntegerList(text);
   const base = { unsorted, ...(part === undefined ? {} : { part }) };
@@ -90,7 +89,14 @@ export const sortingTask: Task<SortingProblem> = {
     const states = thoughts.map(asState);
     const first = states[0]!;
     if (prompt === 'split') return splitAnswer(first, Number(params.parts ?? 2), text);
-    if (prompt === 'merge') return [listAnswer(states.flatMap((s) => s.unsorted), text, undefined)];
+    if (prompt === 'merge')
+      return [
+        listAnswer(
+          states.flatMap((s) => s.unsorted),
+          text,
+          undefined,
+        ),
+      ];
     return [listAnswer(first.unsorted, text, first.part)];
   },
 

@@ -16,7 +16,9 @@ const TOT_BRANCHES = { tot: 20, tot2: 10 } as const;
 const PART_SIZE = 16;
 
 function nearest<T>(table: Record<number, T>, size: number): T {
-  const key = Object.keys(table).map(Number).sort((a, b) => Math.abs(a - size) - Math.abs(b - size) || a - b)[0]!;
+  const key = Object.keys(table)
+    .map(Number)
+    .sort((a, b) => Math.abs(a - size) - Math.abs(b - size) || a - b)[0]!;
   return table[key]!;
 }
 
