@@ -1,10 +1,13 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { cpuCheckMs } from './calibration';
 import { type FootprintRow, measureFootprint } from './footprint';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
 import { measureStartup, type StartupRow } from './startup';
 import { measureStepCost } from './step-cost';
+import type { StepFloorRow } from './step-floor';
 
 /**
  * `npm run bench`: every number of BENCHMARKS.md, measured in one run on this machine, as ratios
@@ -13,7 +16,8 @@ import { measureStepCost } from './step-cost';
  */
 const quick = process.argv.includes('--quick');
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-if (only !== undefined && only !== 'startup') throw new Error(`--only ${only}: the only stage that runs alone is "startup"`);
+if (only !== undefined && only !== 'startup' && only !== 'floor')
+  throw new Error(`--only ${only}: the stages that run alone are "startup" and "floor"`);
 
 function table<T extends object>(rows: T[]): string {
   const keys = Object.keys(rows[0] ?? {}) as (keyof T)[];
@@ -41,17 +45,55 @@ ${table(rows)}
 `;
 }
 
-if (only === 'startup') {
-  log('start-up…');
-  const rows = await measureStartup(quick ? 3 : 5);
-  const section = startupSection(rows, cpuCheckMs());
+/** The floor section: the Controller's dependent step against the least any workflow can do. */
+function floorSection(rows: StepFloorRow[], cpuMs: number): string {
+  return `## The floor under a dependent step
+
+Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. The Controller
+running a chain of 8 single-sample LLM calls (50 ms each), against a workflow that does nothing but
+await the same activity 8 times with the same options (\`bench/workflows/floor.ts\`), on one worker,
+one dev server and one simulated endpoint, alternating, ${quick ? 3 : 7} runs each after a warm-up.
+\`perStepMs\` is what a step costs besides the call; \`workflowTaskMs\` a workflow task by the
+server's clock (median); \`workerTaskMs\` the worker's time on one (the SDK core's
+\`workflow_task_execution_latency\`, mean). What the bare chain costs is the SDK's, the server's
+and this machine's; the difference is the Controller's own (decision 24).
+
+${table(rows)}
+`;
+}
+
+/** Replaces one section of BENCHMARKS.md (or adds it), leaving the others as they are. */
+function replaceSection(title: string, section: string): void {
   const path = new URL('../BENCHMARKS.md', import.meta.url);
   const current = readFileSync(path, 'utf8');
-  const at = current.indexOf('## Start-up');
+  const at = current.indexOf(`## ${title}`);
   const next = at < 0 ? -1 : current.indexOf('\n## ', at + 1);
-  const updated = at < 0 ? `${current.trimEnd()}\n\n${section}` : `${current.slice(0, at)}${section}${next < 0 ? '' : current.slice(next)}`;
-  writeFileSync(path, updated);
+  writeFileSync(
+    path,
+    at < 0 ? `${current.trimEnd()}\n\n${section}` : `${current.slice(0, at)}${section}${next < 0 ? '' : current.slice(next)}`,
+  );
   console.log(section);
+}
+
+/** The floor stage runs in a process of its own: it installs the SDK runtime with a metrics endpoint. */
+function measureFloorApart(): StepFloorRow[] {
+  const out = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./step-floor.ts', import.meta.url)), String(quick ? 3 : 7), '--json'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  if (out.status !== 0) throw new Error(`bench/step-floor.ts exited with ${out.status}`);
+  return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as StepFloorRow[];
+}
+
+if (only === 'startup') {
+  log('start-up…');
+  replaceSection('Start-up', startupSection(await measureStartup(quick ? 3 : 5), cpuCheckMs()));
+  process.exit(0);
+}
+if (only === 'floor') {
+  log('the floor under a dependent step…');
+  replaceSection('The floor under a dependent step', floorSection(measureFloorApart(), cpuCheckMs()));
   process.exit(0);
 }
 
@@ -81,6 +123,8 @@ log('footprint…');
 const footprint: FootprintRow[] = await measureFootprint();
 log('start-up…');
 const startup = await measureStartup(quick ? 3 : 5);
+log('the floor under a dependent step…');
+const floor = measureFloorApart();
 const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
 const cpuAfter = cpuCheckMs();
 
@@ -145,6 +189,7 @@ per payload. Benchmark process RSS at the end: ${rss} MiB.
 
 ${table(footprint)}
 
-${startupSection(startup, cpuAfter)}`;
+${startupSection(startup, cpuAfter)}
+${floorSection(floor, cpuAfter)}`;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
 console.log(report);

@@ -24,8 +24,6 @@ export interface StepFloorRow {
   perStepMs: number;
   /** a workflow task from the server's start to its completion (history clock), median */
   workflowTaskMs: number;
-  /** the worker's time on one activation (SDK core metric: sandbox, SDK and workflow code), mean */
-  activationMs: number;
   /** the worker's time on one workflow task, from its arrival to the completion sent (SDK core metric), mean */
   workerTaskMs: number;
 }
@@ -118,27 +116,19 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
     };
     const rows: StepFloorRow[] = [];
     // Alternate the two, so a slow minute of the shared machine hits both alike.
-    const samples: Record<
-      string,
-      { perStep: number[]; task: number[]; activation: { sum: number; count: number }; workerTask: { sum: number; count: number } }
-    > = {};
-    for (const name of Object.keys(ways))
-      samples[name] = { perStep: [], task: [], activation: { sum: 0, count: 0 }, workerTask: { sum: 0, count: 0 } };
+    const samples: Record<string, { perStep: number[]; task: number[]; workerTask: { sum: number; count: number } }> = {};
+    for (const name of Object.keys(ways)) samples[name] = { perStep: [], task: [], workerTask: { sum: 0, count: 0 } };
     for (const name of Object.keys(ways)) await (await ways[name]!(0)).result(); // warm-up
     for (let i = 1; i <= runs; i++) {
       for (const [name, start] of Object.entries(ways)) {
-        const before = await histogram(metricsUrl, 'temporal_workflow_activation_execution_latency');
         const taskBefore = await histogram(metricsUrl, 'temporal_workflow_task_execution_latency');
         const started = performance.now();
         const handle = await start(i);
         await handle.result();
         const wall = performance.now() - started;
-        const after = await histogram(metricsUrl, 'temporal_workflow_activation_execution_latency');
         const taskAfter = await histogram(metricsUrl, 'temporal_workflow_task_execution_latency');
         const s = samples[name]!;
         s.perStep.push((wall - depth * latencyMs) / depth);
-        s.activation.sum += after.sum - before.sum;
-        s.activation.count += after.count - before.count;
         s.workerTask.sum += taskAfter.sum - taskBefore.sum;
         s.workerTask.count += taskAfter.count - taskBefore.count;
         const events = (await client.workflow.getHandle(handle.workflowId).fetchHistory()).events!;
@@ -154,7 +144,6 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
         workflow: name,
         perStepMs: round1(median(s.perStep)),
         workflowTaskMs: round1(median(s.task)),
-        activationMs: round1(s.activation.sum / s.activation.count),
         workerTaskMs: round1(s.workerTask.sum / s.workerTask.count),
       });
     }
@@ -170,6 +159,9 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  // Standalone (`npx tsx bench/step-floor.ts [runs]`), e.g. under `node --cpu-prof` to profile the workflow thread.
-  console.table(await measureStepFloor(50, 8, Number(process.argv[2] ?? 7)));
+  // Standalone (`npx tsx bench/step-floor.ts [runs] [--json]`), e.g. under `node --cpu-prof` to profile
+  // the workflow thread; `bench/main.ts` runs it so, with --json, and reads the last line.
+  const rows = await measureStepFloor(50, 8, Number(process.argv[2] ?? 7));
+  if (process.argv.includes('--json')) console.log(JSON.stringify(rows));
+  else console.table(rows);
 }

@@ -58,7 +58,9 @@ function expectHonestRun(result: RunResult, maxTokens: number) {
   for (const [, reasks] of byStep) expect(reasks).toEqual(reasks.map((_, i) => i));
   // What the model did, for the log: a 135M model often answers badly, and that is allowed here.
   const reasks = calls.filter((c) => c.reask).length;
-  console.log(`${result.labels.scheme} ${result.task}-${result.labels.size}: ${result.status} · ${calls.length} calls (${reasks} re-asks) · ${thoughts.filter((t) => t.callId && !t.valid).length} of ${thoughts.filter((t) => t.callId).length} thoughts unusable · best score ${result.best?.score}${result.noAnswer ? ` · ${result.noAnswer.operation}: ${result.noAnswer.reason}` : ''}`);
+  console.log(
+    `${result.labels.scheme} ${result.task}-${result.labels.size}: ${result.status} · ${calls.length} calls (${reasks} re-asks) · ${thoughts.filter((t) => t.callId && !t.valid).length} of ${thoughts.filter((t) => t.callId).length} thoughts unusable · best score ${result.best?.score}${result.noAnswer ? ` · ${result.noAnswer.operation}: ${result.noAnswer.reason}` : ''}`,
+  );
   expect(['answered', 'noAnswer']).toContain(result.status);
   if (result.status === 'noAnswer') expect(result.noAnswer?.operation).toBeTruthy();
   else expect(result.final.some((t) => t.valid)).toBe(true);
