@@ -130,3 +130,37 @@ describe('a reasoning model', () => {
     expect(made.every((t) => t.reasoning?.includes('check every element twice'))).toBe(true);
   });
 });
+
+describe('got doctor', () => {
+  it('reports what an endpoint supports and the settings the engine will use with it', async () => {
+    const { startSimulatedLlm } = await import('../src/simllm/server');
+    const { doctor, formatDoctor } = await import('../src/cli/commands/doctor');
+    const sim = await startSimulatedLlm({});
+    const plain = await doctor({ baseURL: sim.baseURL, apiKey: 'x', supportsN: true }, 'sim', 'sim-got-1');
+    expect(plain).toMatchObject({
+      ok: true,
+      honoursN: true,
+      usageReported: true,
+      reasoning: false,
+      settings: { maxTokensField: 'max_tokens', temperature: 'as asked', samplesPerRequest: 'n' },
+    });
+    const proxy = await startProviderProxy(sim.baseURL, { refuseN: true, refuseMaxTokens: true, dropUsage: true, thinkBlocks: true });
+    try {
+      const quirky = await doctor({ baseURL: proxy.baseURL, apiKey: 'x', supportsN: true }, 'endpoint', 'sim-got-1');
+      expect(quirky).toMatchObject({
+        ok: true,
+        honoursN: false,
+        usageReported: false,
+        reasoning: true,
+        settings: { maxTokensField: 'max_completion_tokens', samplesPerRequest: 'one' },
+      });
+      expect(formatDoctor(quirky)).toMatch(/usage\s+missing/);
+      const broken = await doctor({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'x', supportsN: true }, 'endpoint', 'm');
+      expect(broken.ok).toBe(false);
+      expect(formatDoctor(broken)).toMatch(/NOT USABLE/);
+    } finally {
+      await proxy.close();
+      await sim.close();
+    }
+  });
+});

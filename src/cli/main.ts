@@ -3,6 +3,7 @@ import type { EvalOptions } from '../eval/run-eval';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_PRICING, DEFAULT_TASK_QUEUE } from '../run/wire';
 import { TASKS } from '../tasks/registry';
+import type { DoctorOptions } from './commands/doctor';
 import type { InspectOptions } from './commands/inspect';
 import { INSPECT_FORMATS } from './commands/inspect-formats';
 import { addLocalLlmCommand } from './commands/local-llm';
@@ -251,6 +252,22 @@ program
   });
 
 addLocalLlmCommand(program, log);
+
+program
+  .command('doctor')
+  .description('probe the LLM endpoint once (a tiny request): what it supports, its speed, and the settings the engine will use')
+  .addOption(
+    new Option('--llm <source>', 'which endpoint: the simulated LLM, the local model, or OPENAI_BASE_URL')
+      .choices([...LLM_SOURCES])
+      .default(defaultLlmSource(), 'endpoint with OPENAI_BASE_URL, else sim'),
+  )
+  .option('--model <name>', 'model name (default: GOT_MODEL, or what the source serves)')
+  .option('--json', 'print the report as JSON', false)
+  .action(async (o: DoctorOptions) => {
+    const { doctorCommand } = await import('./commands/doctor');
+    const report = await doctorCommand(o, log);
+    if (!report.ok) process.exitCode = EXIT.environment;
+  });
 
 program
   .command('codec-server')
