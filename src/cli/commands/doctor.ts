@@ -87,7 +87,7 @@ export function formatDoctor(r: DoctorReport): string {
 /** `got doctor`: brings up the chosen source (the simulator or the local model when asked), probes it, prints the report. */
 export async function doctorCommand(o: DoctorOptions, log: (line: string) => void): Promise<DoctorReport> {
   const model = o.model ?? defaultModel(o.llm);
-  let close = async () => undefined as void;
+  let close: () => Promise<void> = async () => {};
   let endpoint: LlmEndpoint;
   if (o.llm === 'sim') {
     const { startSimulatedLlm } = await import('../../simllm/server');
