@@ -164,3 +164,63 @@ describe('got doctor', () => {
     }
   });
 });
+
+describe('Azure OpenAI', () => {
+  it('calls the deployment with the api-version and an api-key header, configured from the environment', async () => {
+    const { createServer } = await import('node:http');
+    const { startSimulatedLlm } = await import('../src/simllm/server');
+    const { LlmClient } = await import('../src/llm/client');
+    const { endpointFromEnv, DEFAULT_AZURE_API_VERSION } = await import('../src/llm/endpoint');
+    const { sortPrompt } = await import('../src/tasks/sorting/prompts');
+    const sim = await startSimulatedLlm({});
+    const seen: { url: string; apiKey?: string; authorization?: string }[] = [];
+    // Answers only as Azure is addressed: /openai/deployments/<deployment>/chat/completions?api-version=...
+    const azure = createServer((req, res) => {
+      seen.push({ url: req.url!, apiKey: req.headers['api-key'] as string | undefined, authorization: req.headers.authorization });
+      if (!/^\/openai\/deployments\/[^/]+\/chat\/completions\?api-version=/.test(req.url!)) {
+        res.writeHead(404).end('{"error":{"message":"Resource not found"}}');
+        return;
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void fetch(`${sim.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.concat(chunks),
+        }).then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
+      });
+    });
+    await new Promise<void>((resolve) => azure.listen(0, '127.0.0.1', resolve));
+    const { port } = azure.address() as import('node:net').AddressInfo;
+    try {
+      const endpoint = endpointFromEnv({ AZURE_OPENAI_ENDPOINT: `http://127.0.0.1:${port}`, AZURE_OPENAI_API_KEY: 'azure-key-123' });
+      expect(endpoint?.azure).toEqual({ apiVersion: DEFAULT_AZURE_API_VERSION });
+      const completion = await new LlmClient(endpoint!).complete({
+        model: 'my-gpt-deployment',
+        messages: [{ role: 'user', content: sortPrompt([3, 1, 2]) }],
+        samples: 2,
+        temperature: 1,
+        seed: 1,
+      });
+      expect(completion.texts).toHaveLength(2);
+      expect(seen).toEqual([
+        {
+          url: `/openai/deployments/my-gpt-deployment/chat/completions?api-version=${DEFAULT_AZURE_API_VERSION}`,
+          apiKey: 'azure-key-123',
+          authorization: undefined,
+        },
+      ]);
+      // Without Azure's variables, OPENAI_BASE_URL configures a plain endpoint; without either, none.
+      expect(endpointFromEnv({ OPENAI_BASE_URL: 'http://x/v1', OPENAI_API_KEY: 'k' })).toEqual({
+        baseURL: 'http://x/v1',
+        apiKey: 'k',
+        supportsN: true,
+      });
+      expect(endpointFromEnv({})).toBeUndefined();
+    } finally {
+      await new Promise((resolve) => azure.close(resolve));
+      await sim.close();
+    }
+  });
+});

@@ -14,6 +14,11 @@ export const WorkerConfig = z.object({
   /** Unset means: use the simulated LLM the CLI starts. */
   OPENAI_BASE_URL: z.url().optional(),
   OPENAI_API_KEY: z.string().optional(),
+  /** Azure OpenAI instead: the resource's endpoint, its key, API version and (optionally) one deployment for every run. */
+  AZURE_OPENAI_ENDPOINT: z.url().optional(),
+  AZURE_OPENAI_API_KEY: z.string().optional(),
+  OPENAI_API_VERSION: z.string().optional(),
+  AZURE_OPENAI_DEPLOYMENT: z.string().optional(),
   /** Set to "false" for endpoints that ignore `n` (k samples then cost k requests). */
   GOT_LLM_SUPPORTS_N: z.enum(['true', 'false']).default('true'),
   /** A provider's quota for this worker: requests and tokens per minute (unset: no limit). */

@@ -1,5 +1,6 @@
 import { NativeConnection } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
+import { endpointFromEnv, NO_ENDPOINT } from '../src/llm/endpoint';
 import { ensureSearchAttributes } from '../src/run/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 import { workerConfigFromEnv } from './config';
@@ -11,11 +12,8 @@ async function main(): Promise<void> {
   const config = workerConfigFromEnv();
   // INFO keeps a long-lived worker's lifecycle lines; GOT_LOG_LEVEL changes it.
   installQuietRuntime(process.env.GOT_LOG_LEVEL ? logLevelFromEnv() : 'INFO');
-  if (!config.OPENAI_BASE_URL) {
-    throw new Error(
-      'OPENAI_BASE_URL is not set: a standalone worker needs an LLM endpoint (the CLI "demo" and "run" commands start a simulated one for you)',
-    );
-  }
+  const llm = endpointFromEnv(process.env);
+  if (!llm) throw new Error(`${NO_ENDPOINT} (a standalone worker needs one; the CLI's "demo" and "run" start a simulated LLM for you)`);
   // Runs record typed search attributes; a namespace without them would stall every run, so refuse to
   // start instead. Checked while the worker is created: it polls only once both are done.
   const attributesReady = ensureSearchAttributes(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE).catch((error: unknown) => {
@@ -35,7 +33,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.GOT_TASK_QUEUE,
-    llm: { baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'unset', supportsN: config.GOT_LLM_SUPPORTS_N === 'true' },
+    llm,
     maxConcurrentActivities: config.GOT_MAX_CONCURRENT_ACTIVITIES,
     rateLimits: { requestsPerMinute: config.GOT_LLM_RPM, tokensPerMinute: config.GOT_LLM_TPM },
     ...(config.GOT_TASK_QUEUE_RPS ? { taskQueueActivitiesPerSecond: config.GOT_TASK_QUEUE_RPS } : {}),
@@ -48,7 +46,7 @@ async function main(): Promise<void> {
   await attributesReady;
   const worker = await creating;
   try {
-    console.log(`worker polling task queue "${config.GOT_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}, LLM at ${config.OPENAI_BASE_URL}`);
+    console.log(`worker polling task queue "${config.GOT_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}, LLM at ${llm.baseURL}`);
     await worker.run();
   } finally {
     await connection.close();

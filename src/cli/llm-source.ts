@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { endpointFromEnv } from '../llm/endpoint';
 import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { LOCAL_MODEL_ENV, SMOLLM2_135M } from '../localllm/model';
 import type { RunRequestInput } from '../run/request';
@@ -8,8 +9,8 @@ import { SIMULATED_MODEL } from '../run/wire';
 export type LlmSource = 'sim' | 'local' | 'endpoint';
 export const LLM_SOURCES: readonly LlmSource[] = ['sim', 'local', 'endpoint'];
 
-/** Without `--llm`: the configured endpoint when there is one, else the simulator. */
-export const defaultLlmSource = (env: NodeJS.ProcessEnv = process.env): LlmSource => (env.OPENAI_BASE_URL ? 'endpoint' : 'sim');
+/** Without `--llm`: the configured endpoint when there is one (`OPENAI_BASE_URL`, `AZURE_OPENAI_ENDPOINT`), else the simulator. */
+export const defaultLlmSource = (env: NodeJS.ProcessEnv = process.env): LlmSource => (endpointFromEnv(env) ? 'endpoint' : 'sim');
 
 /** The model a run names when `--model` does not: what the source serves. */
 export function defaultModel(source: LlmSource, env: NodeJS.ProcessEnv = process.env): string {

@@ -5,6 +5,7 @@ import { installQuietRuntime } from '../../worker/logging';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import { ensureLocalServer } from '../devserver/local-server';
 import type { LlmEndpoint } from '../llm/client';
+import { endpointFromEnv, NO_ENDPOINT } from '../llm/endpoint';
 import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
@@ -50,8 +51,8 @@ async function startLocalModel(log: (line: string) => void) {
 export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const source = o.llm ?? defaultLlmSource();
-  if (source === 'endpoint' && !process.env.OPENAI_BASE_URL)
-    throw new Error('--llm endpoint needs OPENAI_BASE_URL (and OPENAI_API_KEY) set');
+  const configured = endpointFromEnv();
+  if (source === 'endpoint' && !configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
   // The simulated LLM starts first, in a thread of its own: it comes up while the server is checked.
   const simulatedStart = source === 'sim' ? startSimulatedLlm(o.simulatedLatencyMs) : undefined;
   simulatedStart?.catch(() => undefined); // its failure is thrown where it is awaited, below
@@ -74,7 +75,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     if (simulated) {
       endpoint = { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' };
       o.log(
-        `Using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call)${process.env.OPENAI_BASE_URL ? '' : '; set OPENAI_BASE_URL for a real endpoint, or --llm local for the local model'}.`,
+        `Using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call)${configured ? '' : '; set OPENAI_BASE_URL for a real endpoint, or --llm local for the local model'}.`,
       );
     } else if (source === 'local') {
       const local = await startLocalModel(o.log);
@@ -83,12 +84,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       o.log(
         `Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${LOCAL_LLM_DEFAULTS.parallel} requests at once).`,
       );
-    } else
-      endpoint = {
-        baseURL: process.env.OPENAI_BASE_URL!,
-        apiKey: process.env.OPENAI_API_KEY ?? 'unset',
-        supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false',
-      };
+    } else endpoint = configured!;
 
     if (o.inProcessWorker) {
       // The first install wins (an embedding process may have installed its own logger already).

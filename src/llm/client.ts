@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import type { Usage } from '../grs/types';
 import type { ChatMessage } from '../tasks/task';
 import { estimateUsage, splitReasoning } from './answers';
@@ -13,6 +13,8 @@ export interface LlmEndpoint {
   supportsN: boolean;
   /** Which responses the cache may share with this endpoint (default: its base URL; the simulator, whose port changes, names itself). */
   cacheNamespace?: string;
+  /** Azure OpenAI: `baseURL` is the resource's endpoint; requests go to a deployment with an `api-version` and an `api-key` header. */
+  azure?: { apiVersion: string; deployment?: string };
 }
 
 export interface CompletionRequest {
@@ -62,13 +64,16 @@ export class LlmClient {
     o: LlmClientOptions = {},
   ) {
     this.quoteBodies = o.quoteBodies ?? true;
-    this.openai = new OpenAI({
-      baseURL: endpoint.baseURL,
-      apiKey: endpoint.apiKey,
-      maxRetries: 0,
-      timeout: 10 * 60_000,
-      fetch: createLlmFetch(),
-    });
+    const common = { apiKey: endpoint.apiKey, maxRetries: 0, timeout: 10 * 60_000, fetch: createLlmFetch() };
+    // Azure routes by deployment (the run's model name unless one is fixed) and authenticates with `api-key`.
+    this.openai = endpoint.azure
+      ? new AzureOpenAI({
+          ...common,
+          endpoint: endpoint.baseURL,
+          apiVersion: endpoint.azure.apiVersion,
+          ...(endpoint.azure.deployment ? { deployment: endpoint.azure.deployment } : {}),
+        })
+      : new OpenAI({ ...common, baseURL: endpoint.baseURL });
     this.limiter = new RateLimiter(limits);
   }
 

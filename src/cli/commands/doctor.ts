@@ -1,4 +1,5 @@
 import { LlmClient, type LlmEndpoint } from '../../llm/client';
+import { endpointFromEnv, NO_ENDPOINT } from '../../llm/endpoint';
 import { defaultModel, type LlmSource } from '../llm-source';
 
 /** `got doctor`'s options. */
@@ -101,12 +102,9 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
     close = () => local.close();
     endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true };
   } else {
-    if (!process.env.OPENAI_BASE_URL) throw new Error('--llm endpoint needs OPENAI_BASE_URL (and OPENAI_API_KEY) set');
-    endpoint = {
-      baseURL: process.env.OPENAI_BASE_URL,
-      apiKey: process.env.OPENAI_API_KEY ?? 'unset',
-      supportsN: process.env.GOT_LLM_SUPPORTS_N !== 'false',
-    };
+    const configured = endpointFromEnv();
+    if (!configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
+    endpoint = configured;
   }
   try {
     const report = await doctor(endpoint, o.llm, model);
