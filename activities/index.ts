@@ -91,7 +91,20 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
           cached: true,
         };
       }
-      const completion = await llm.complete({ ...request, signal: ctx.cancellationSignal });
+      // A streaming endpoint reports tokens as they come: each beat says the answer is still growing.
+      let lastBeat = 0;
+      const onTokens = (received: number) => {
+        details.received = received;
+        if (Date.now() - lastBeat < 1000) return;
+        lastBeat = Date.now();
+        ctx.heartbeat(details);
+      };
+      const completion = await llm.complete({
+        ...request,
+        signal: ctx.cancellationSignal,
+        onTokens,
+        stallMs: (step.llm.stallSeconds ?? 60) * 1000,
+      });
       if (key) await cache!.put(key, completion);
       return {
         completion,
@@ -266,6 +279,8 @@ function invalidAnswer(task: AnyTask, request: PromptRequest, text: string, erro
 interface AttemptDetails {
   attempt: number;
   faults: string[];
+  /** Tokens of this attempt's answer received so far (streaming endpoints). */
+  received?: number;
   /** Set by an attempt that failed with a fault; an attempt that left no such mark ended without answering. */
   failed?: true;
 }

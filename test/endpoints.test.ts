@@ -224,3 +224,54 @@ describe('Azure OpenAI', () => {
     }
   });
 });
+
+describe('a streamed answer that stops arriving', () => {
+  it('is given up as stalled after stallMs of silence, a fault that is retried', async () => {
+    const { createServer } = await import('node:http');
+    const { LlmClient } = await import('../src/llm/client');
+    const { classifyLlmError } = await import('../src/llm/errors');
+    let hungUp = false;
+    // One chunk of the answer, then silence (a server stuck mid-generation).
+    const stuck = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(
+        `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: '[1,' }, finish_reason: null }] })}\n\n`,
+      );
+      res.on('close', () => {
+        hungUp = true;
+      });
+    });
+    await new Promise<void>((resolve) => stuck.listen(0, '127.0.0.1', resolve));
+    const { port } = stuck.address() as import('node:net').AddressInfo;
+    try {
+      const client = new LlmClient({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'x', supportsN: true, stream: true });
+      const received: number[] = [];
+      const error = await client
+        .complete({
+          model: 'm',
+          messages: [{ role: 'user', content: 'sort' }],
+          samples: 1,
+          temperature: 1,
+          seed: 1,
+          stallMs: 300,
+          onTokens: (n) => received.push(n),
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(received).toEqual([1]);
+      expect(classifyLlmError(error, 'http://stuck')).toMatchObject({
+        retryable: true,
+        kind: 'timeout',
+        message: expect.stringMatching(/stalled: the stream sent nothing for 0 s after 1 tokens/),
+      });
+      // The abandoned request is closed, so the server can stop generating for it.
+      await expect.poll(() => hungUp).toBe(true);
+    } finally {
+      stuck.closeAllConnections();
+      await new Promise((resolve) => stuck.close(resolve));
+    }
+  });
+});

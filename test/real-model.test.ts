@@ -17,7 +17,8 @@ let h: Harness;
 beforeAll(async () => {
   const modelPath = await ensureLocalModel({ env: { ...process.env, [LOCAL_MODEL_ENV]: '' }, log: (line) => console.log(line) });
   llm = await startLocalLlm({ modelPath, port: 0 });
-  h = await startHarness({ endpoint: () => llm.baseURL });
+  // Streamed, as `--llm local` runs it: every call heartbeats on the tokens it receives.
+  h = await startHarness({ endpoint: () => llm.baseURL, stream: true });
 });
 afterAll(async () => {
   await h?.close();
@@ -65,6 +66,31 @@ function expectHonestRun(result: RunResult, maxTokens: number) {
   if (result.status === 'noAnswer') expect(result.noAnswer?.operation).toBeTruthy();
   else expect(result.final.some((t) => t.valid)).toBe(true);
 }
+
+describe('a streamed answer from a real model', () => {
+  it('arrives token by token, with every sample and the usage the model counted', async () => {
+    const { LlmClient } = await import('../src/llm/client');
+    const seen: number[] = [];
+    const client = new LlmClient({ baseURL: llm.baseURL, apiKey: 'local', supportsN: true, stream: true });
+    const completion = await client.complete({
+      model: llm.model,
+      messages: [{ role: 'user', content: 'Name three colours.' }],
+      samples: 2,
+      temperature: 0.7,
+      maxTokens: 24,
+      seed: 3,
+      onTokens: (n) => seen.push(n),
+    });
+    expect(completion.texts).toHaveLength(2);
+    expect(completion.texts.every((t) => t.length > 0)).toBe(true);
+    expect(completion.usage.estimated).toBeUndefined();
+    expect(completion.usage.completionTokens).toBeGreaterThan(0);
+    expect(completion.usage.completionTokens).toBeLessThanOrEqual(48);
+    // Progress came in many steps, each at least the one before.
+    expect(seen.length).toBeGreaterThan(5);
+    expect(seen.every((n, i) => i === 0 || n >= seen[i - 1]!)).toBe(true);
+  });
+});
 
 describe('runs on a real model', () => {
   it('sorts 8 numbers with IO', async () => {

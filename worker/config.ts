@@ -21,6 +21,8 @@ export const WorkerConfig = z.object({
   AZURE_OPENAI_DEPLOYMENT: z.string().optional(),
   /** Set to "false" for endpoints that ignore `n` (k samples then cost k requests). */
   GOT_LLM_SUPPORTS_N: z.enum(['true', 'false']).default('true'),
+  /** "true": ask for answers as streams (heartbeats on tokens; a stall, not a long answer, times out). */
+  GOT_LLM_STREAM: z.enum(['true', 'false']).default('false'),
   /** A provider's quota for this worker: requests and tokens per minute (unset: no limit). */
   GOT_LLM_RPM: z.coerce.number().positive().optional(),
   GOT_LLM_TPM: z.coerce.number().positive().optional(),

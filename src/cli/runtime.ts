@@ -80,7 +80,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     } else if (source === 'local') {
       const local = await startLocalModel(o.log);
       cleanups.push(() => local.close());
-      endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true, cacheNamespace: `local-${local.model}` };
+      // Streamed: each call heartbeats on the tokens it receives, so only a stall times out.
+      endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true, stream: true, cacheNamespace: `local-${local.model}` };
       o.log(
         `Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${LOCAL_LLM_DEFAULTS.parallel} requests at once).`,
       );

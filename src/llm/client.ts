@@ -2,7 +2,7 @@ import OpenAI, { AzureOpenAI } from 'openai';
 import type { Usage } from '../grs/types';
 import type { ChatMessage } from '../tasks/task';
 import { estimateUsage, splitReasoning } from './answers';
-import { LlmResponseError } from './errors';
+import { LlmResponseError, LlmStalledError } from './errors';
 import { createLlmFetch } from './http';
 import { RateLimiter, type RateLimits } from './rate-limit';
 
@@ -13,6 +13,12 @@ export interface LlmEndpoint {
   supportsN: boolean;
   /** Which responses the cache may share with this endpoint (default: its base URL; the simulator, whose port changes, names itself). */
   cacheNamespace?: string;
+  /**
+   * Ask for the answer as a stream: the call reports each token as it arrives (the activity
+   * heartbeats on them) and a stream that stops sending for `stallSeconds` is given up and retried,
+   * so a slow answer that makes progress is never killed for being long.
+   */
+  stream?: boolean;
   /** Azure OpenAI: `baseURL` is the resource's endpoint; requests go to a deployment with an `api-version` and an `api-key` header. */
   azure?: { apiVersion: string; deployment?: string };
 }
@@ -25,6 +31,10 @@ export interface CompletionRequest {
   maxTokens?: number;
   seed: number;
   signal?: AbortSignal;
+  /** Streaming only: called with the completion tokens received so far (chunks, counted). */
+  onTokens?: (received: number) => void;
+  /** Streaming only: give up when nothing arrives for this long (the first token included). Default 60 s. */
+  stallMs?: number;
 }
 
 export interface Completion {
@@ -173,7 +183,9 @@ export class LlmClient {
         ...(req.maxTokens ? { [quirks.maxTokensField]: req.maxTokens } : {}),
       } as OpenAI.ChatCompletionCreateParamsNonStreaming;
       try {
-        return await this.openai.chat.completions.create(body, { signal: req.signal });
+        return this.endpoint.stream
+          ? await this.streamed(body, req)
+          : await this.openai.chat.completions.create(body, { signal: req.signal });
       } catch (e) {
         // The JSON parser's message quotes the body's first characters.
         if (e instanceof SyntaxError && !this.quoteBodies) throw new LlmResponseError('a body that is not JSON');
@@ -188,7 +200,70 @@ export class LlmClient {
       }
     }
   }
+  /**
+   * One request as a stream, assembled into the completion it stands for. Every chunk counts as
+   * progress; a stream silent for `stallMs` is aborted as stalled (retryable), so what times out is a
+   * stall, not a long answer.
+   */
+  private async streamed(body: OpenAI.ChatCompletionCreateParamsNonStreaming, req: CompletionRequest): Promise<OpenAI.ChatCompletion> {
+    const stallMs = req.stallMs ?? DEFAULT_STALL_MS;
+    const silence = new AbortController();
+    let stalled = false;
+    let timer = setTimeout(() => ((stalled = true), silence.abort()), stallMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, silence.signal]) : silence.signal;
+    const texts = new Map<number, { content: string; reasoning: string; finish: string | null }>();
+    let usage: OpenAI.CompletionUsage | undefined;
+    let model = body.model;
+    let received = 0;
+    try {
+      const stream = await this.openai.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal },
+      );
+      for await (const chunk of stream) {
+        clearTimeout(timer);
+        timer = setTimeout(() => ((stalled = true), silence.abort()), stallMs);
+        model = chunk.model || model;
+        if (chunk.usage) usage = chunk.usage;
+        for (const choice of chunk.choices ?? []) {
+          const at = texts.get(choice.index) ?? { content: '', reasoning: '', finish: null };
+          const delta = choice.delta as { content?: string | null; reasoning_content?: string | null; reasoning?: string | null };
+          at.content += delta?.content ?? '';
+          at.reasoning += delta?.reasoning_content ?? delta?.reasoning ?? '';
+          at.finish = choice.finish_reason ?? at.finish;
+          texts.set(choice.index, at);
+          if (delta?.content || delta?.reasoning_content || delta?.reasoning) received++;
+        }
+        req.onTokens?.(received);
+      }
+      // An aborted stream may just end: a partial answer is not an answer.
+      if (stalled) throw new LlmStalledError(`the stream sent nothing for ${Math.round(stallMs / 1000)} s after ${received} tokens`);
+      req.signal?.throwIfAborted();
+    } catch (e) {
+      if (stalled) throw new LlmStalledError(`the stream sent nothing for ${Math.round(stallMs / 1000)} s after ${received} tokens`);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+    const choices = [...texts.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([index, t]) => ({
+        index,
+        message: {
+          role: 'assistant' as const,
+          content: t.content,
+          refusal: null,
+          ...(t.reasoning ? { reasoning_content: t.reasoning } : {}),
+        },
+        finish_reason: (t.finish ?? 'stop') as OpenAI.ChatCompletion.Choice['finish_reason'],
+        logprobs: null,
+      }));
+    return { id: 'streamed', object: 'chat.completion', created: 0, model, choices, ...(usage ? { usage } : {}) } as OpenAI.ChatCompletion;
+  }
 }
+
+/** How long a stream may stay silent before it counts as stalled. */
+export const DEFAULT_STALL_MS = 60_000;
 
 /** What an endpoint has been found to refuse, per model. */
 export interface EndpointQuirks {

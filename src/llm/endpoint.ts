@@ -5,6 +5,7 @@ export const ENDPOINT_ENV = {
   baseURL: 'OPENAI_BASE_URL',
   apiKey: 'OPENAI_API_KEY',
   supportsN: 'GOT_LLM_SUPPORTS_N',
+  stream: 'GOT_LLM_STREAM',
   azureEndpoint: 'AZURE_OPENAI_ENDPOINT',
   azureApiKey: 'AZURE_OPENAI_API_KEY',
   azureApiVersion: 'OPENAI_API_VERSION',
@@ -22,6 +23,8 @@ export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
  */
 export function endpointFromEnv(env: NodeJS.ProcessEnv = process.env): LlmEndpoint | undefined {
   const supportsN = env[ENDPOINT_ENV.supportsN] !== 'false';
+  // Streaming is opt-in for configured endpoints: most serve it, but not every compatible server does.
+  const stream = env[ENDPOINT_ENV.stream] === 'true' ? { stream: true } : {};
   const azure = env[ENDPOINT_ENV.azureEndpoint];
   if (azure) {
     const deployment = env[ENDPOINT_ENV.azureDeployment];
@@ -29,11 +32,12 @@ export function endpointFromEnv(env: NodeJS.ProcessEnv = process.env): LlmEndpoi
       baseURL: azure,
       apiKey: env[ENDPOINT_ENV.azureApiKey] ?? env[ENDPOINT_ENV.apiKey] ?? 'unset',
       supportsN,
+      ...stream,
       azure: { apiVersion: env[ENDPOINT_ENV.azureApiVersion] ?? DEFAULT_AZURE_API_VERSION, ...(deployment ? { deployment } : {}) },
     };
   }
   const baseURL = env[ENDPOINT_ENV.baseURL];
-  return baseURL ? { baseURL, apiKey: env[ENDPOINT_ENV.apiKey] ?? 'unset', supportsN } : undefined;
+  return baseURL ? { baseURL, apiKey: env[ENDPOINT_ENV.apiKey] ?? 'unset', supportsN, ...stream } : undefined;
 }
 
 /** What to tell a user whose command needs an endpoint and whose environment names none. */

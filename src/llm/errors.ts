@@ -23,6 +23,11 @@ export type RetryableKind =
   /** Anything else: retried within the bounded policy, since it cannot be shown to be permanent. */
   | 'unexpected';
 
+/** Thrown by `LlmClient` when a streamed answer stops arriving: retried like a timeout. */
+export class LlmStalledError extends Error {
+  override readonly name = 'LlmStalledError';
+}
+
 /** Thrown by `LlmClient` when an endpoint answers 200 with something that is not a usable chat completion. */
 export class LlmResponseError extends Error {
   override readonly name = 'LlmResponseError';
@@ -71,6 +76,8 @@ export function classifyLlmError(error: unknown, baseURL: string): LlmFault {
     const cause = REJECTION_CAUSES[error.status] ?? `request refused with status ${error.status}`;
     return { retryable: false, kind: 'rejected', status: error.status, message: `${cause} by ${baseURL} (${error.status}): ${detail}` };
   }
+  if (error instanceof LlmStalledError)
+    return { retryable: true, kind: 'timeout', message: `LLM answer from ${baseURL} stalled: ${error.message}` };
   if (error instanceof LlmResponseError)
     return { retryable: true, kind: 'malformed', message: `malformed response from ${baseURL}: ${error.message}` };
   // openai parses a 200's JSON body itself: a body that is not JSON surfaces as the parser's SyntaxError.

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 
 /** Statuses whose responses have no body by definition (the Response constructor refuses one). */
@@ -24,11 +25,17 @@ export function createLlmFetch(): typeof fetch {
       signal: init.signal ?? undefined,
       dispatcher,
     });
-    const body = NULL_BODY.has(response.statusCode) ? null : await response.body.arrayBuffer();
     const out = new Headers();
     for (const [name, value] of Object.entries(response.headers)) {
       for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) out.append(name, v);
     }
+    // A streamed answer is handed on as it arrives (each token is progress); any other body is read whole.
+    const streamed = out.get('content-type')?.startsWith('text/event-stream');
+    const body = NULL_BODY.has(response.statusCode)
+      ? null
+      : streamed
+        ? (Readable.toWeb(response.body) as ReadableStream<Uint8Array>)
+        : await response.body.arrayBuffer();
     return new Response(body, { status: response.statusCode, headers: out });
   };
 }

@@ -23,6 +23,13 @@ export const LlmSettings = z.strictObject({
   pricing: Pricing.default({ ...DEFAULT_PRICING }),
   /** Per-attempt timeout of one LLM call. */
   timeoutSeconds: z.number().positive().max(3600).default(120),
+  /**
+   * The slowest generation a call allows for: with `maxTokens` set, a call's timeout grows to
+   * samples × maxTokens / this, so a long answer on a slow endpoint is not cut for being long.
+   */
+  minTokensPerSecond: z.number().positive().max(10_000).default(5),
+  /** A streamed answer (endpoints that stream) that sends nothing this long is given up and asked again. */
+  stallSeconds: z.number().positive().max(3600).default(60),
   /** A call whose worker stops heartbeating this long is retried elsewhere (how a crashed worker is noticed). */
   heartbeatSeconds: z.number().positive().max(600).default(30),
   /**

@@ -37,6 +37,8 @@ export async function startHarness(
     cacheDir?: string;
     /** Where the worker sends its LLM calls instead of the simulator itself (e.g. a proxy in front of it). */
     endpoint?: (simulatorBaseURL: string) => string;
+    /** The endpoint streams its answers (the worker heartbeats on tokens). */
+    stream?: boolean;
   } = {},
 ): Promise<Harness> {
   const address = inject('temporalAddress');
@@ -53,7 +55,12 @@ export async function startHarness(
   const worker = await createGotWorker({
     connection: nativeConnection,
     taskQueue,
-    llm: { baseURL: o.endpoint ? o.endpoint(llm.baseURL) : llm.baseURL, apiKey: o.apiKey ?? 'sim', supportsN: true },
+    llm: {
+      baseURL: o.endpoint ? o.endpoint(llm.baseURL) : llm.baseURL,
+      apiKey: o.apiKey ?? 'sim',
+      supportsN: true,
+      ...(o.stream ? { stream: true } : {}),
+    },
     workflowBundle: await bundle,
     ...(o.maxConcurrentActivities ? { maxConcurrentActivities: o.maxConcurrentActivities } : {}),
     ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),

@@ -41,4 +41,5 @@ export const beforeFastSteps: RunPath = {
   finishesInTurn: false,
   takesFreeSlotAtOnce: false,
   survivesUnusableAnswers: false,
+  sizesTimeoutsByTokens: false,
 };

@@ -30,6 +30,7 @@ export const fastSteps: RunPath = {
   finishesInTurn: true,
   takesFreeSlotAtOnce: true,
   survivesUnusableAnswers: false,
+  sizesTimeoutsByTokens: false,
 };
 
 /** The task's local checks a GoO uses, so its LLM steps compute them on each new thought. */

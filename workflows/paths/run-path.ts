@@ -38,4 +38,6 @@ export interface RunPath {
   readonly takesFreeSlotAtOnce: boolean;
   /** An LLM step whose answers are unusable asks again (`llm.reask`); a run with no valid final thought ends as `noAnswer`. */
   readonly survivesUnusableAnswers: boolean;
+  /** An LLM call's timeout grows with the tokens it may generate (`llm.minTokensPerSecond`). */
+  readonly sizesTimeoutsByTokens: boolean;
 }

@@ -87,7 +87,7 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
       }))
     : [{ key, step: step(samples, hashSeed(request.seed, op.id, key)), summary: `${op.id}: ${purpose} ×${samples} from ${from}${again}` }];
   const results = await Promise.all(
-    calls.map((c) => ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(summarised(ctx.llmOptions, c.summary), [c.step]))),
+    calls.map((c) => ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(callOptions(ctx, c.summary, c.step.samples), [c.step]))),
   );
 
   // Thoughts are named after their position among all samples, however many calls produced them.
@@ -174,6 +174,18 @@ export function recordCall(
     ...(report.faults?.length ? { faults: report.faults } : {}),
     ...(reask ? { reask } : {}),
   });
+}
+
+/**
+ * One call's activity options: its Web UI summary, and where the run's path says so a timeout long
+ * enough for every token it may generate at `llm.minTokensPerSecond`.
+ */
+function callOptions(ctx: RunContext, summary: string, samples: number): ActivityOptions {
+  const options = summarised(ctx.llmOptions, summary);
+  const { maxTokens, minTokensPerSecond, timeoutSeconds } = ctx.request.llm;
+  if (!ctx.path.sizesTimeoutsByTokens || !maxTokens || !minTokensPerSecond) return options;
+  const generating = Math.ceil((samples * maxTokens) / minTokensPerSecond);
+  return generating > timeoutSeconds ? { ...options, startToCloseTimeout: generating * 1000 } : options;
 }
 
 /** The Web UI lists each LLM call by its summary: which operation, what for, from which thoughts. */

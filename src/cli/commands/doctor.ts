@@ -100,7 +100,7 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
     const { startLocalLlm } = await import('../../localllm/server');
     const local = await startLocalLlm({ modelPath: await ensureLocalModel({ log }), port: 0, log });
     close = () => local.close();
-    endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true };
+    endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true, stream: true };
   } else {
     const configured = endpointFromEnv();
     if (!configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
