@@ -209,7 +209,11 @@ export class LlmClient {
     const stallMs = req.stallMs ?? DEFAULT_STALL_MS;
     const silence = new AbortController();
     let stalled = false;
-    let timer = setTimeout(() => ((stalled = true), silence.abort()), stallMs);
+    const stall = () => {
+      stalled = true;
+      silence.abort();
+    };
+    let timer = setTimeout(stall, stallMs);
     const signal = req.signal ? AbortSignal.any([req.signal, silence.signal]) : silence.signal;
     const texts = new Map<number, { content: string; reasoning: string; finish: string | null }>();
     let usage: OpenAI.CompletionUsage | undefined;
@@ -222,7 +226,7 @@ export class LlmClient {
       );
       for await (const chunk of stream) {
         clearTimeout(timer);
-        timer = setTimeout(() => ((stalled = true), silence.abort()), stallMs);
+        timer = setTimeout(stall, stallMs);
         model = chunk.model || model;
         if (chunk.usage) usage = chunk.usage;
         for (const choice of chunk.choices ?? []) {
