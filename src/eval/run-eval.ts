@@ -52,7 +52,10 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   const journal = new ResultJournal(join(out, 'runs.jsonl'));
   const done = journal.completed();
   const todo = jobs.filter((j) => !done.has(jobKey(j)));
-  log(`${jobs.length} runs planned, ${done.size} already done, ${todo.length} to run (${o.concurrency} at a time); results in ${out}`);
+  // The local model generates two answers at once, and a run already keeps both busy: more runs would
+  // queue their calls at the server, where waiting looks like a stalled stream.
+  const concurrency = o.llm === 'local' ? 1 : o.concurrency;
+  log(`${jobs.length} runs planned, ${done.size} already done, ${todo.length} to run (${concurrency} at a time); results in ${out}`);
 
   if (todo.length) {
     const runtime = await startRuntime({
@@ -68,7 +71,7 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
     let failed = 0;
     bar?.start(todo.length, 0, { cost: '0.0000', failed });
     try {
-      await pool(todo, o.concurrency, async (job) => {
+      await pool(todo, concurrency, async (job) => {
         const row = await runJob(runtime.client, job, requests.get(jobKey(job))!, o.taskQueue, evalId);
         journal.append(row);
         cost += row.costUsd;
