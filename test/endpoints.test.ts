@@ -275,3 +275,47 @@ describe('a streamed answer that stops arriving', () => {
     }
   });
 });
+
+describe('a provider with every quirk at once', () => {
+  it('merges documents with GoT to the same quality as the undisturbed endpoint, tokens counted', async () => {
+    const { TASKS } = await import('../src/tasks/registry');
+    const docMerge = TASKS['doc-merge']!;
+    const problem = docMerge.generateProblem(4, 2);
+    const merge: RunRequestInput = {
+      task: 'doc-merge',
+      problem: problem as RunRequestInput['problem'],
+      goo: docMerge.schemes.got!({ size: 4, problem }),
+      seed: 2,
+      llm: { maxTokens: 4000, temperature: 0.8 },
+      labels: { scheme: 'got' },
+    };
+    const undisturbed = await resultOf(await startRun(direct.client, merge, { taskQueue: direct.taskQueue }));
+    let upstream = '';
+    const proxy = await startProviderProxy(() => upstream, {
+      refuseN: true,
+      refuseMaxTokens: true,
+      refuseTemperature: true,
+      dropUsage: true,
+      thinkBlocks: true,
+    });
+    const h = await startHarness({
+      llm: { seed: 2 },
+      endpoint: (sim) => {
+        upstream = sim;
+        return proxy.baseURL;
+      },
+    });
+    try {
+      const result = await resultOf(await startRun(h.client, merge, { taskQueue: h.taskQueue }));
+      expect(new Set(proxy.refused)).toEqual(new Set(['n', 'max_tokens', 'temperature']));
+      expect(result.status).toBe('answered');
+      expect(result.grs.calls.every((c) => c.usage.estimated && c.usage.promptTokens > 0 && c.usage.completionTokens > 0)).toBe(true);
+      // The judge's harmonic mean (0–10, higher is better), from other samples (one per request):
+      // within a tenth of the undisturbed run's.
+      expect(Math.abs(result.best!.score! - undisturbed.best!.score!)).toBeLessThan(undisturbed.best!.score! * 0.1);
+    } finally {
+      await h.close();
+      await proxy.close();
+    }
+  });
+});
