@@ -27,6 +27,13 @@ describe('keepBestN', () => {
     expect(ids(keepBestN(pool, n, higherIsBetter))).toEqual(want);
   });
 
+  it('ranks every valid thought before every invalid one when asked (validFirst), however they score', () => {
+    const cut = [t('cut', 0, { valid: false }), t('ok', 6), t('unscored'), t('worse', 9)];
+    expect(ids(keepBestN(cut, 1, false))).toEqual(['cut']);
+    expect(ids(keepBestN(cut, 4, false, true))).toEqual(['ok', 'worse', 'unscored', 'cut']);
+    expect(ids(keepBestN([t('cut', 10, { valid: false }), t('ok', 1)], 1, true, true))).toEqual(['ok']);
+  });
+
   it('is stable on ties: equal scores keep input order in both directions', () => {
     const tied = [t('x', 1), t('y', 0), t('z', 1), t('w', 0)];
     expect(ids(keepBestN(tied, 4, false))).toEqual(['y', 'w', 'x', 'z']);

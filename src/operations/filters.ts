@@ -7,13 +7,16 @@ import type { Thought } from '../grs/types';
 
 /**
  * Keeps the n best thoughts. The sort is stable, so ties keep input order; thoughts without a score
- * (never scored, or whose scoring failed) rank after every scored one.
+ * (never scored, or whose scoring failed) rank after every scored one. With `validFirst`, every
+ * valid thought ranks before every invalid one: a cut-off answer may score well on what it has, but
+ * it is not an answer.
  */
-export function keepBestN(thoughts: readonly Thought[], n: number, higherIsBetter: boolean): Thought[] {
+export function keepBestN(thoughts: readonly Thought[], n: number, higherIsBetter: boolean, validFirst = false): Thought[] {
   const rank = (t: Thought) => (t.score === undefined ? Infinity : higherIsBetter ? -t.score : t.score);
+  const tier = (t: Thought) => (validFirst && !t.valid ? 1 : 0);
   return thoughts
     .map((t, i) => ({ t, i }))
-    .sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i)
+    .sort((a, b) => tier(a.t) - tier(b.t) || rank(a.t) - rank(b.t) || a.i - b.i)
     .slice(0, n)
     .map(({ t }) => t);
 }

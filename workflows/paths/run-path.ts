@@ -36,7 +36,10 @@ export interface RunPath {
   readonly finishesInTurn: boolean;
   /** An LLM call takes a free call slot at once instead of waiting a turn. */
   readonly takesFreeSlotAtOnce: boolean;
-  /** An LLM step whose answers are unusable asks again (`llm.reask`); a run with no valid final thought ends as `noAnswer`. */
+  /**
+   * An LLM step whose answers are unusable asks again (`llm.reask`), KeepBestN ranks valid thoughts
+   * first, and a run with no valid final thought ends as `noAnswer`.
+   */
   readonly survivesUnusableAnswers: boolean;
   /** An LLM call's timeout grows with the tokens it may generate (`llm.minTokensPerSecond`). */
   readonly sizesTimeoutsByTokens: boolean;

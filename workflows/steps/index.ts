@@ -36,6 +36,6 @@ export async function execute(ctx: RunContext, run: OperationRun): Promise<Thoug
     case 'groundTruth':
       return checkGroundTruth(ctx, { op, clock, inputs });
     default:
-      return filter(op, inputs)!;
+      return filter(op, inputs, ctx.path.survivesUnusableAnswers)!;
   }
 }

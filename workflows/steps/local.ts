@@ -21,7 +21,7 @@ export function finishNow(ctx: RunContext, op: Operation, inputs: Thought[]): Th
       return solved && inputs;
     }
     default:
-      return filter(op, inputs);
+      return filter(op, inputs, ctx.path.survivesUnusableAnswers);
   }
 }
 
@@ -53,11 +53,14 @@ export function localStep({ request }: RunContext, thoughts: Thought[]) {
   return { task: request.task, problem: request.problem, states: thoughts.map((t) => t.state) };
 }
 
-/** What a filter keeps (pure, in the workflow); undefined for any other operation. */
-export function filter(op: Operation, inputs: Thought[]): Thought[] | undefined {
+/**
+ * What a filter keeps (pure, in the workflow); undefined for any other operation. `validFirst`: a
+ * KeepBestN ranks valid thoughts before invalid ones (runs whose path survives unusable answers).
+ */
+export function filter(op: Operation, inputs: Thought[], validFirst: boolean): Thought[] | undefined {
   switch (op.type) {
     case 'keepBestN':
-      return keepBestN(inputs, op.n, op.higherIsBetter);
+      return keepBestN(inputs, op.n, op.higherIsBetter, validFirst);
     case 'keepValidOnly':
       return keepValidOnly(inputs);
     case 'selector':
