@@ -1,6 +1,6 @@
 /** Reading lists of integers out of model answers: shared by the tasks whose answers are lists. */
 
-import { bracketSpans, type Candidate, labelAt, labelOf, looseJson, noAnswerError, pickAnswer } from './answer-text';
+import { bracketSpans, type Candidate, labelAt, labelOf, looseJson, noAnswerError, pickAnswer, unfence } from './answer-text';
 
 /** Every bracketed list of integers in a text, in order of appearance. */
 export function findIntegerLists(text: string): number[][] {
@@ -59,7 +59,8 @@ const BULLET = /^\s*[-*\u2022]\s+(-?\d+(?:\.\d+)?)\s*$/;
 /**
  * Every list of numbers a model may have written, in order, labelled by the words before it:
  * `[..]` (also with spaces or a trailing comma), `{..}` set notation, and, after a label that
- * announces the answer, numbers without brackets on the label's line or as a bullet list below it.
+ * announces the answer, numbers without brackets on the label's line or as a bullet list below it;
+ * an answer that is nothing but numbers is one list.
  * Lists that copy one of `echoes` (the input the prompt gave) are marked as such.
  */
 export function listCandidates(text: string, echoes: readonly (readonly number[])[] = [], integers = true): Candidate<number[]>[] {
@@ -86,6 +87,12 @@ export function listCandidates(text: string, echoes: readonly (readonly number[]
       if (bullets.length) found.push({ value: bullets, start: offset + line.length + 1, end: offset + line.length + 1 });
     }
     offset += line.length + 1;
+  }
+  // A terse answer that is nothing but the numbers ("0, 1, 2, 4"), also in a fence.
+  const whole = unfence(text).trim();
+  if (!found.length && /^[-+\d.eE,;\s]+$/.test(whole) && /\d/.test(whole)) {
+    const value = numbersIn(whole, integers);
+    if (value) found.push({ value, start: text.indexOf(whole), end: text.indexOf(whole) + whole.length });
   }
   found.sort((a, b) => a.start - b.start);
   const candidates: Candidate<number[]>[] = [];

@@ -77,9 +77,10 @@ export function groupSentences(sentences: readonly string[], n: number): string[
 
 // A line of a markdown list or table that gives one country's count ("- **Peru**: 2", "| Peru | 2 |").
 const COUNT_LINE =
-  /^\s*(?:[-*\u2022]\s+|\d+[.)]\s+|\|\s*)?[*_]*([\p{L}][\p{L} .'\u2019-]*?)[*_]*\s*(?:[:=\u2013|]|-\s)\s*[*_]*(\d+)[*_]*\s*(?:(?:mentions?|times?)\.?\s*)?\|?\s*$/u;
+  /^\s*(?:[-*\u2022]\s+|\d+[.)]\s+|\|\s*)?[*_]*(\p{Lu}[\p{L} .'\u2019-]*?)[*_]*\s*(?:[:=\u2013|]|-\s)\s*[*_]*(\d+)[*_]*\s*(?:(?:mentions?|times?)\.?\s*)?\|?\s*$/u;
 // Names in such lines that are headings or totals, not countries.
-const NOT_A_COUNTRY = /^(?:total|sum|count|country|countries|mentions?|output|answer|result|step|passage|tally)\b/i;
+const NOT_A_COUNTRY =
+  /^(?:total|sum|count|country|countries|mentions?|output|answer|result|step|passage|tally|note|example|sentence|line|part)\b/i;
 
 /** The last block of consecutive count lines, as a tally; undefined without one. */
 function countLines(text: string): Counts | undefined {
