@@ -1,5 +1,7 @@
 /** Reading lists of integers out of model answers: shared by the tasks whose answers are lists. */
 
+import { bracketSpans, type Candidate, labelAt, labelOf, looseJson, noAnswerError, pickAnswer, unfence } from './answer-text';
+
 /** Every bracketed list of integers in a text, in order of appearance. */
 export function findIntegerLists(text: string): number[][] {
   const lists: number[][] = [];
@@ -32,4 +34,123 @@ export function jsonLists(text: string): number[][] | undefined {
   } catch {
     return undefined;
   }
+}
+
+// ---------------------------------------------------------------- tolerant reading (decision 28)
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** The numbers of a list's body, separated by commas, semicolons or spaces (a trailing comma allowed); undefined if any item is not a number. */
+export function numbersIn(body: string, integers = true): number[] | undefined {
+  const trimmed = body.trim().replace(/\s*[,;]$/, '');
+  if (trimmed === '') return [];
+  const items = trimmed.split(/\s*[,;]\s*|\s+/);
+  return items.every((s) => (integers ? INTEGER : NUMBER).test(s)) ? items.map(Number) : undefined;
+}
+
+const sameList = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+// A line that ends in numbers after a label ("Output: 1, 2, 3", "The shared numbers are 7, 33 and 12.").
+const BARE_TAIL =
+  /^(.*?(?::|=|\bis|\bare))[\s*_`]*(-?\d+(?:\.\d+)?(?:(?:\s*[,;]\s*(?:and\s+)?|\s+and\s+|\s+)-?\d+(?:\.\d+)?)*)[\s*_`]*\.?\s*$/i;
+const BULLET = /^\s*[-*\u2022]\s+(-?\d+(?:\.\d+)?)\s*$/;
+
+/**
+ * Every list of numbers a model may have written, in order, labelled by the words before it:
+ * `[..]` (also with spaces or a trailing comma), `{..}` set notation, and, after a label that
+ * announces the answer, numbers without brackets on the label's line or as a bullet list below it;
+ * an answer that is nothing but numbers is one list.
+ * Lists that copy one of `echoes` (the input the prompt gave) are marked as such.
+ */
+export function listCandidates(text: string, echoes: readonly (readonly number[])[] = [], integers = true): Candidate<number[]>[] {
+  const found: { value: number[]; start: number; end: number }[] = [];
+  for (const m of text.matchAll(/\[([^[\]]*)\]|\{([^{}]*)\}/g)) {
+    const value = numbersIn(m[1] ?? m[2]!, integers);
+    // `{}` is an empty object far more often than an empty set.
+    if (value && (m[1] !== undefined || value.length)) found.push({ value, start: m.index, end: m.index + m[0].length });
+  }
+  const lines = text.split('\n');
+  let offset = 0;
+  for (const [i, line] of lines.entries()) {
+    const bare = /[[\]{}]/.test(line) ? null : BARE_TAIL.exec(line);
+    if (bare && labelOf(bare[1]!) === 'output') {
+      const value = numbersIn(bare[2]!.replace(/\band\b/g, ','), integers);
+      if (value) found.push({ value, start: offset + bare[1]!.length, end: offset + line.length });
+    } else if (/:[\s*_`]*$/.test(line) && labelOf(line.replace(/[\s*_`]+$/, '')) === 'output') {
+      const bullets: number[] = [];
+      for (const next of lines.slice(i + 1)) {
+        const b = BULLET.exec(next);
+        if (!b) break;
+        bullets.push(Number(b[1]));
+      }
+      if (bullets.length) found.push({ value: bullets, start: offset + line.length + 1, end: offset + line.length + 1 });
+    }
+    offset += line.length + 1;
+  }
+  // A terse answer that is nothing but the numbers ("0, 1, 2, 4"), also in a fence.
+  const whole = unfence(text).trim();
+  if (!found.length && /^[-+\d.eE,;\s]+$/.test(whole) && /\d/.test(whole)) {
+    const value = numbersIn(whole, integers);
+    if (value) found.push({ value, start: text.indexOf(whole), end: text.indexOf(whole) + whole.length });
+  }
+  found.sort((a, b) => a.start - b.start);
+  const candidates: Candidate<number[]>[] = [];
+  for (const f of found) {
+    const label = labelAt(text, f.start, candidates.at(-1));
+    candidates.push({ ...f, label, echo: echoes.some((e) => sameList(e, f.value)) });
+  }
+  return candidates;
+}
+
+/** What reading one answer gave: the value, or why there is none. */
+export type Read<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** The answer's list (see `pickAnswer`), or an error that says what was expected. */
+export function readList(text: string, echoes: readonly (readonly number[])[] = [], integers = true): Read<number[]> {
+  const candidates = listCandidates(text, echoes, integers);
+  const best = pickAnswer(candidates);
+  return best
+    ? { ok: true, value: best.value }
+    : { ok: false, error: noAnswerError(candidates, 'list of numbers', 'a list such as [1, 2, 3]') };
+}
+
+function looseJsonLists(text: string): number[][] | undefined {
+  for (const { start, end } of bracketSpans(text).reverse()) {
+    const value = looseJson(text.slice(start, end));
+    if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+    const lists = Object.values(value).filter((v): v is number[] => Array.isArray(v) && v.every(Number.isInteger));
+    if (lists.length) return lists;
+  }
+  return undefined;
+}
+
+/** Lists written as `List 1: [..]` lines (any markdown around the name), in the order of their numbers. */
+function numberedLists(text: string): number[][] | undefined {
+  const byNumber = new Map<number, number[]>();
+  for (const m of text.matchAll(/list\s*(\d+)[\s*_`"'\u201c\u201d]*[:=][\s*_`]*\[([^[\]]*)\]/gi)) {
+    const value = numbersIn(m[2]!);
+    if (value) byNumber.set(Number(m[1]), value);
+  }
+  const lists = [...byNumber.keys()].sort((a, b) => a - b).map((n) => byNumber.get(n)!);
+  return lists.length ? lists : undefined;
+}
+
+/**
+ * The lists of a split answer, at most `parts`: a JSON object of lists (also in a fence, with smart
+ * quotes, trailing commas or Python quotes), else `List N: [..]` lines, else the last lists that
+ * are neither labelled as nor copies of the input.
+ */
+export function readSplitLists(text: string, parts: number, echoes: readonly (readonly number[])[] = []): Read<number[][]> {
+  const lists =
+    jsonLists(text) ??
+    looseJsonLists(text) ??
+    numberedLists(text) ??
+    listCandidates(text, echoes)
+      .filter((c) => c.label !== 'input' && !c.echo)
+      .map((c) => c.value)
+      .slice(-parts);
+  return lists.length
+    ? { ok: true, value: lists.slice(0, parts) }
+    : { ok: false, error: `no lists of numbers in the split answer; expected a JSON object such as {"List 1": [..], "List 2": [..]}` };
 }

@@ -101,7 +101,15 @@ export function compileDeclaration(input: TaskDeclarationInput | unknown): Task<
     },
 
     parseResponse(req: PromptRequest, text: string): ParsedThought[] {
-      const result = promptOf(req.prompt).parser.parse(text);
+      const p = promptOf(req.prompt);
+      // The prompt the answer replies to: what the answer copies from it is input, not answer (decision 28).
+      let prompt: string | undefined;
+      try {
+        prompt = p.user.render({ thoughts: req.thoughts, problem: req.problem, params: req.params });
+      } catch {
+        // Rendered fine when the prompt was built; without it the answer is read without knowing its input.
+      }
+      const result = p.parser.parse(text, prompt === undefined ? {} : { prompt });
       return [result.ok ? { state: { output: result.value }, valid: true } : { state: {}, valid: false, error: result.error }];
     },
 

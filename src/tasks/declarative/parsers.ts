@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { bracketSpans, type Candidate, labelAt, looseJson, pickAnswer } from '../answer-text';
+import { listCandidates } from '../integer-lists';
 import type { JsonShape, Parser } from './schema';
 
 /**
@@ -9,8 +11,13 @@ import type { JsonShape, Parser } from './schema';
 
 export type ParseResult = { ok: true; value: unknown } | { ok: false; error: string };
 
+/** What a parser may know besides the answer: the prompt it replies to, whose lists and JSON are the input, not the answer. */
+export interface ParseContext {
+  prompt?: string;
+}
+
 export interface AnswerParser {
-  parse(text: string): ParseResult;
+  parse(text: string, context?: ParseContext): ParseResult;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -100,19 +107,18 @@ export function shapeDepth(shape: JsonShape): number {
   return 1;
 }
 
-/** JSON candidates in an answer, most specific first: a ```json fence, the whole text, the outermost {…} or […]. */
-function jsonCandidates(text: string): string[] {
-  const out: string[] = [];
-  const fences = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)```/gi)];
-  if (fences.length) out.push(fences.at(-1)![1]!);
-  out.push(text);
-  for (const [open, close] of [
-    ['{', '}'],
-    ['[', ']'],
-  ] as const) {
-    const start = text.indexOf(open);
-    const end = text.lastIndexOf(close);
-    if (start !== -1 && end > start) out.push(text.slice(start, end + 1));
+/**
+ * JSON candidates in an answer (read leniently, see `looseJson`): the whole text, then every
+ * outermost `{…}` or `[…]` in it, labelled by the words before it; the same JSON in the prompt
+ * (an example) marks a candidate as an echo.
+ */
+function jsonCandidates(text: string, prompt: string | undefined): Candidate<unknown>[] {
+  const out: Candidate<unknown>[] = [];
+  for (const { start, end } of bracketSpans(text)) {
+    const value = looseJson(text.slice(start, end));
+    if (value === undefined) continue;
+    const echo = prompt?.includes(text.slice(start, end)) === true;
+    out.push({ value, start, end, label: labelAt(text, start, out.at(-1)), echo });
   }
   return out;
 }
@@ -122,29 +128,34 @@ const pathOf = (path: readonly PropertyKey[]) =>
 
 function jsonParser(spec: Extract<Parser, { kind: 'json' }>): AnswerParser {
   const schema = shapeSchema(spec.schema);
+  const checkedJson = (value: unknown): ParseResult => {
+    const checked = schema.safeParse(value);
+    if (!checked.success) {
+      const issues = checked.error.issues.slice(0, 5).map((i) => `${pathOf(i.path)}: ${i.message}`);
+      return { ok: false, error: `the JSON does not match the declared schema: ${issues.join('; ')}` };
+    }
+    return { ok: true, value: checked.data };
+  };
   return {
-    parse(text) {
+    parse(text, context) {
       const b = body(text, spec.tag);
       if (!b.ok) return b;
-      let value: unknown;
-      let parsed = false;
-      let firstError = '';
-      for (const candidate of jsonCandidates((b.value as string).trim())) {
+      const answer = (b.value as string).trim();
+      const whole = looseJson(answer);
+      if (whole !== undefined) return checkedJson(whole);
+      const candidates = jsonCandidates(answer, context?.prompt);
+      if (!candidates.length) {
+        let reason = '';
         try {
-          value = JSON.parse(candidate);
-          parsed = true;
-          break;
+          JSON.parse(answer);
         } catch (e) {
-          firstError ||= (e as Error).message;
+          reason = ` (${(e as Error).message})`;
         }
+        return { ok: false, error: `the answer holds no readable JSON${reason}; expected JSON matching the declared schema` };
       }
-      if (!parsed) return { ok: false, error: `the answer holds no readable JSON (${firstError})` };
-      const checked = schema.safeParse(value);
-      if (!checked.success) {
-        const issues = checked.error.issues.slice(0, 5).map((i) => `${pathOf(i.path)}: ${i.message}`);
-        return { ok: false, error: `the JSON does not match the declared schema: ${issues.join('; ')}` };
-      }
-      return { ok: true, value: checked.data };
+      // The answer is the best candidate that fits the schema; failing that, the best one says why it does not.
+      const fitting = candidates.filter((c) => schema.safeParse(c.value).success);
+      return checkedJson((pickAnswer(fitting) ?? pickAnswer(candidates) ?? candidates.at(-1)!).value);
     },
   };
 }
@@ -167,11 +178,22 @@ export function lastNumberList(text: string): number[] | undefined {
 
 function numberListParser(spec: Extract<Parser, { kind: 'numberList' }>): AnswerParser {
   return {
-    parse(text) {
+    parse(text, context) {
       const b = body(text, spec.tag);
       if (!b.ok) return b;
-      const list = lastNumberList(b.value as string);
-      if (list === undefined) return { ok: false, error: 'no list of numbers such as [1, 2, 3] in the answer' };
+      const answer = b.value as string;
+      // The prompt's own lists are the input: an answer that copies them back comes last (see `pickAnswer`).
+      const echoes = context?.prompt === undefined ? [] : listCandidates(context.prompt, [], false).map((c) => c.value);
+      const candidates = listCandidates(answer, echoes, false);
+      const best = pickAnswer(candidates);
+      const list = best ? best.value : candidates.length ? undefined : lastNumberList(answer);
+      if (list === undefined)
+        return {
+          ok: false,
+          error: candidates.length
+            ? 'the answer only restates the input lists; expected a list of numbers such as [1, 2, 3]'
+            : 'no list of numbers in the answer; expected a list such as [1, 2, 3]',
+        };
       if (list.some((x) => !Number.isFinite(x))) return { ok: false, error: 'the list holds a number out of range' };
       if (spec.integers && !list.every(Number.isInteger))
         return { ok: false, error: `expected whole numbers, got ${JSON.stringify(list.find((x) => !Number.isInteger(x)))}` };

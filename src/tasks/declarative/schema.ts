@@ -139,9 +139,9 @@ const TagOption = Tag.optional().describe('read only the content of the last <ta
 export const Parser = z.discriminatedUnion('kind', [
   /** The answer's text (trimmed), or the content of its last <tag> block. */
   z.strictObject({ kind: z.literal('text'), tag: TagOption, minLength: count.default(1), maxLength: z.number().int().min(1).optional() }),
-  /** A JSON value (the tag's content, a ```json fence, or the outermost {…}/[…]) matching `schema`. */
+  /** A JSON value matching `schema`: the whole answer (or tag), else the one among its {…}/[…] that fits, read leniently (decision 28). */
   z.strictObject({ kind: z.literal('json'), tag: TagOption, schema: JsonShape }),
-  /** The last bracketed list of numbers, e.g. `[1, 2.5, -3]` (or a bare comma-separated list). */
+  /** The answer's list of numbers, e.g. `[1, 2.5, -3]`: the one labelled as the answer, else the last that does not copy the prompt (decision 28). */
   z.strictObject({
     kind: z.literal('numberList'),
     tag: TagOption,

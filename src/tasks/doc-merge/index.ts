@@ -2,7 +2,7 @@ import { ValidationError } from '../../goo/validate';
 import type { ThoughtState } from '../../grs/types';
 import type { ChatMessage, LlmScorer, ParsedThought, PromptRequest, Task } from '../task';
 import { DocMergeProblem, generateDocMergeProblem, parseDocMergeCsv } from './dataset';
-import { extractMerged, parseRatings } from './parse';
+import { parseRatings, readMerged } from './parse';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
 import { docMergeSchemes } from './schemes';
 import { combineRatings, mergeScore, UNPARSEABLE_SCORE } from './score';
@@ -17,6 +17,8 @@ export { DocMergeProblem } from './dataset';
 export interface DocMergeState extends ThoughtState {
   documents: number[];
   merged?: string;
+  /** The answer had no <Merged> tags: its text is kept as the merge, judged like any other (decision 28). */
+  untagged?: true;
 }
 
 const asState = (s: ThoughtState) => s as Partial<DocMergeState>;
@@ -131,10 +133,11 @@ export const docMergeTask: Task<DocMergeProblem> = {
   },
 
   parseResponse(req: PromptRequest, text: string): ParsedThought[] {
-    const state: DocMergeState = { documents: inputDocuments(req) };
-    const merged = extractMerged(text);
-    if (merged === undefined) return [{ state, valid: false, error: 'no merged NDA between <Merged> and </Merged> in the answer' }];
-    return [{ state: { ...state, merged }, valid: true }];
+    const documents = inputDocuments(req);
+    const state: DocMergeState = { documents };
+    const answer = readMerged(text, textsOf(req, documents));
+    if (!answer.ok) return [{ state, valid: false, error: answer.error }];
+    return [{ state: { ...state, merged: answer.merged, ...(answer.untagged ? { untagged: true as const } : {}) }, valid: true }];
   },
 
   score(state, problem) {

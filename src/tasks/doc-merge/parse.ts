@@ -2,6 +2,9 @@
  * Reading the model's answers: the merged NDA between <Merged> tags, and the judge's two ratings.
  */
 
+import { isRefusal, unfence } from '../answer-text';
+import { analyseMerge, clausesOf } from './score';
+
 /**
  * The merged NDA of an answer: the last complete <Merged> block (models sometimes restate a draft
  * first). A missing closing tag (the answer ran on) or a missing opening tag is forgiven when the
@@ -17,16 +20,68 @@ export function extractMerged(text: string): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-function lastTagged(text: string, tag: string): number | undefined {
-  const match = [...text.matchAll(new RegExp(`<${tag}>\\s*([0-9]+(?:\\.[0-9]+)?)\\s*(?:/\\s*10\\s*)?</${tag}>`, 'gi'))].at(-1);
-  if (!match) return undefined;
-  const value = Number(match[1]);
-  return value >= 0 && value <= 10 ? value : undefined;
+const MARK = '([0-9]+(?:\\.[0-9]+)?)\\s*(?:(?:/|out\\s+of)\\s*10\\s*)?';
+
+/**
+ * The last mark of one rating: in its tags; failing that, after an opening tag left unclosed, or on
+ * a labelled line ("**Redundancy:** 8/10") that ends with the mark, so the scale the prompt
+ * explains ("Redundancy: 10 means ...") is not read as a mark.
+ */
+function lastMark(text: string, tag: string, label: string): number | undefined {
+  const ways = [
+    new RegExp(`<${tag}>\\s*${MARK}</${tag}>`, 'gi'),
+    new RegExp(`<${tag}>\\s*${MARK}(?=<|$)`, 'gim'),
+    new RegExp(`^[\\s*#_-]*(?:${label})[\\s*_]*[:=\\u2013-]?[\\s*_]*${MARK}[\\s*_]*\\.?\\s*$`, 'gim'),
+  ];
+  for (const way of ways) {
+    const match = [...text.matchAll(way)].at(-1);
+    if (!match) continue;
+    const value = Number(match[1]);
+    return value >= 0 && value <= 10 ? value : undefined;
+  }
+  return undefined;
 }
 
 /** The judge's [redundancy, retention] from its answer, or undefined unless both are there and within 0-10. */
 export function parseRatings(text: string): [number, number] | undefined {
-  const redundancy = lastTagged(text, 'Redundancy');
-  const retention = lastTagged(text, 'Retained');
+  const redundancy = lastMark(text, 'Redundancy', 'redundancy');
+  const retention = lastMark(text, 'Retained', 'retained(?:\\s+information)?|information\\s+retained|retention');
   return redundancy === undefined || retention === undefined ? undefined : [redundancy, retention];
+}
+
+/** What reading a merge answer gave: the NDA (and whether it came without tags), or why there is none. */
+export type MergedAnswer = { ok: true; merged: string; untagged: boolean } | { ok: false; error: string };
+
+const EXPECTED = 'expected the merged NDA between <Merged> and </Merged>';
+/** An untagged answer shorter than this is no NDA (a question back, a one-line remark). */
+export const MIN_UNTAGGED_CHARS = 100;
+// The prompts' own tags: an answer holding them repeats the prompt rather than answering it.
+const PROMPT_TAGS = /<\/?(?:Instruction|Examples?\d*|Approach|Doc\d+|Draft\d*|Candidate)>/i;
+// An opening line that only announces the NDA, and closing lines that offer more help.
+const INTRO = /^[^\n]{0,160}:[ \t]*\n/;
+const OUTRO = /\n\s*(?:let me know|I hope|feel free|please note|note:|if you (?:need|would|want))[^\n]*\s*$/i;
+
+/**
+ * The merged NDA of an answer, as models write it. Tagged answers as `extractMerged` reads them
+ * (a fence inside the tags dropped). An answer without tags is kept as an untagged candidate when
+ * it reads as a merge of `sources`: not a refusal, not the prompt repeated, at least
+ * MIN_UNTAGGED_CHARS characters and two sentences, and stating at least one piece of information
+ * of the sources; its introduction ("Here is the merged NDA:"), closing offer and fence are dropped.
+ */
+export function readMerged(text: string, sources: readonly string[]): MergedAnswer {
+  if (/<\/?Merged>/i.test(text)) {
+    const merged = extractMerged(text);
+    const body = merged === undefined ? undefined : unfence(merged).trim();
+    return body ? { ok: true, merged: body, untagged: false } : { ok: false, error: `the <Merged> block is empty; ${EXPECTED}` };
+  }
+  const trimmed = text.trim();
+  if (trimmed === '') return { ok: false, error: `the answer is empty; ${EXPECTED}` };
+  if (isRefusal(trimmed)) return { ok: false, error: `the model declined to merge ("${trimmed.slice(0, 80)}"); ${EXPECTED}` };
+  if (PROMPT_TAGS.test(trimmed)) return { ok: false, error: `the answer repeats the prompt's documents or instructions; ${EXPECTED}` };
+  const body = unfence(unfence(trimmed).replace(INTRO, '').replace(OUTRO, '').trim()).trim();
+  if (body.length < MIN_UNTAGGED_CHARS || clausesOf(body).length < 2)
+    return { ok: false, error: `no <Merged> tags, and the answer is too short to be an NDA; ${EXPECTED}` };
+  if (!analyseMerge(sources, body).coverage.some((c) => c > 0))
+    return { ok: false, error: `no <Merged> tags, and the answer states nothing of the source NDAs; ${EXPECTED}` };
+  return { ok: true, merged: body, untagged: true };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateKeywordCountingProblem, parseKeywordCountingCsv } from './dataset';
-import { parseCounts, parsePassages, splitSentences } from './parse';
+import { parsePassages, readCounts, splitSentences } from './parse';
 import { countCotPrompt, countPrompt, fmtCounts, improveMergePrompt, improvePrompt, mergePrompt, splitPrompt } from './prompts';
 import { keywordCountingSchemes } from './schemes';
 import { addCounts, type Counts, countError, countMentions, sameCounts, tally, UNPARSEABLE_SCORE } from './score';
@@ -61,10 +61,11 @@ function passageOf(s: KeywordCountingState): KeywordCountingState {
   };
 }
 
-function withCounts(base: KeywordCountingState, text: string): ParsedThought {
-  const counts = parseCounts(text);
-  if (!counts) return { state: base, valid: false, error: 'no tally of countries (a JSON object of counts) in the answer' };
-  return { state: { ...base, counts }, valid: true };
+/** `shown` are the tallies the prompt gave: an answer that only copies them back has no tally of its own. */
+function withCounts(base: KeywordCountingState, text: string, shown: Counts[] = []): ParsedThought {
+  const counts = readCounts(text, shown);
+  if (!counts.ok) return { state: base, valid: false, error: counts.error };
+  return { state: { ...base, counts: counts.value }, valid: true };
 }
 
 function splitAnswer(parent: KeywordCountingState, parts: number, text: string): ParsedThought[] {
@@ -86,7 +87,7 @@ function mergeAnswer(inputs: KeywordCountingState[], text: string): ParsedThough
     expected: sources.reduce(addCounts, {}),
     sources,
   };
-  return withCounts(base, text);
+  return withCounts(base, text, sources);
 }
 
 export const keywordCountingTask: Task<KeywordCountingProblem> = {
@@ -154,8 +155,10 @@ export const keywordCountingTask: Task<KeywordCountingProblem> = {
         return [mergeAnswer(states, text)];
       case 'improveMerge': {
         const { counts: _old, answer: _raw, ...merged } = first;
-        return [withCounts(merged as KeywordCountingState, text)];
+        return [withCounts(merged as KeywordCountingState, text, [...(first.sources ?? []), countsOf(first)])];
       }
+      case 'improve':
+        return [withCounts(passageOf(first), text, [countsOf(first)])];
       default:
         return [withCounts(passageOf(first), text)];
     }

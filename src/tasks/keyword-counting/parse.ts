@@ -1,4 +1,6 @@
-import type { Counts } from './score';
+import { type Candidate, labelAt, looseJson, noAnswerError, pickAnswer } from '../answer-text';
+import type { Read } from '../integer-lists';
+import { type Counts, sameCounts } from './score';
 
 /**
  * The sentences of a text: split after . ! or ? followed by a space, or directly followed by a
@@ -54,7 +56,7 @@ export function parsePassages(text: string): string[] | undefined {
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
   if (start !== -1 && end > start) {
-    const value = parseObject(text.slice(start, end + 1));
+    const value = looseJson(text.slice(start, end + 1));
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const passages = Object.values(value);
       if (passages.length && passages.every((p) => typeof p === 'string')) return passages as string[];
@@ -71,4 +73,49 @@ export function groupSentences(sentences: readonly string[], n: number): string[
   return Array.from({ length: groups }, (_, g) =>
     sentences.slice(Math.floor((g * sentences.length) / groups), Math.floor(((g + 1) * sentences.length) / groups)).join(' '),
   );
+}
+
+// A line of a markdown list or table that gives one country's count ("- **Peru**: 2", "| Peru | 2 |").
+const COUNT_LINE =
+  /^\s*(?:[-*\u2022]\s+|\d+[.)]\s+|\|\s*)?[*_]*(\p{Lu}[\p{L} .'\u2019-]*?)[*_]*\s*(?:[:=\u2013|]|-\s)\s*[*_]*(\d+)[*_]*\s*(?:(?:mentions?|times?)\.?\s*)?\|?\s*$/u;
+// Names in such lines that are headings or totals, not countries.
+const NOT_A_COUNTRY =
+  /^(?:total|sum|count|country|countries|mentions?|output|answer|result|step|passage|tally|note|example|sentence|line|part)\b/i;
+
+/** The last block of consecutive count lines, as a tally; undefined without one. */
+function countLines(text: string): Counts | undefined {
+  let last: Counts | undefined;
+  let block: Counts | undefined;
+  for (const line of text.split('\n')) {
+    const m = COUNT_LINE.exec(line);
+    if (m && !NOT_A_COUNTRY.test(m[1]!.trim())) {
+      block ??= {};
+      block[m[1]!.trim()] = Number(m[2]);
+      last = block;
+    } else if (!/^\s*\|?[\s:|-]*$/.test(line) || line.trim() === '') {
+      // A table's header separator (|---|---|) does not end the block; anything else does.
+      block = undefined;
+    }
+  }
+  return last;
+}
+
+/**
+ * The answer's tally, as models write it: JSON objects (also in fences, with smart quotes, trailing
+ * commas, Python quotes or bare keys) labelled and compared with `echoes` (the tallies the prompt
+ * gave) as lists are (`pickAnswer`); failing any, a markdown list or table of counts.
+ */
+export function readCounts(text: string, echoes: readonly Counts[] = []): Read<Counts> {
+  const candidates: Candidate<Counts>[] = [];
+  for (const m of text.matchAll(/\{[^{}]*\}/g)) {
+    const counts = asCounts(looseJson(m[0]));
+    if (!counts) continue;
+    const label = labelAt(text, m.index, candidates.at(-1));
+    candidates.push({ value: counts, start: m.index, end: m.index + m[0].length, label, echo: echoes.some((e) => sameCounts(e, counts)) });
+  }
+  const best = pickAnswer(candidates);
+  if (best) return { ok: true, value: best.value };
+  const listed = candidates.length ? undefined : countLines(text);
+  if (listed) return { ok: true, value: listed };
+  return { ok: false, error: noAnswerError(candidates, 'tally of countries', 'a JSON object of counts such as {"Peru": 2}') };
 }

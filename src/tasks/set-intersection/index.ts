@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSetIntersectionProblem, IntegerSet, parseSetIntersectionCsv } from './dataset';
-import { findIntegerLists, jsonLists, lastIntegerList } from './parse';
+import { readList, readSplitLists } from './parse';
 import { fmt, improvePrompt, intersectCotPrompt, intersectPrompt, mergePrompt, splitPrompt } from './prompts';
 import { setIntersectionSchemes } from './schemes';
 import { errorScope, intersect, UNPARSEABLE_SCORE } from './score';
@@ -32,20 +32,20 @@ const shownSet2 = (s: SetIntersectionState) => s.given ?? s.subset;
 
 function splitAnswer(parent: SetIntersectionState, parts: number, text: string): ParsedThought[] {
   const size = Math.ceil(parent.subset.length / parts);
-  const lists = jsonLists(text) ?? findIntegerLists(text).slice(-parts);
-  if (lists.length === 0)
-    return [{ state: { set1: parent.set1, subset: parent.subset }, valid: false, error: 'no lists of numbers in the split answer' }];
-  return lists.slice(0, parts).map((given, part) => ({
+  const lists = readSplitLists(text, parts, [shownSet2(parent)]);
+  if (!lists.ok) return [{ state: { set1: parent.set1, subset: parent.subset }, valid: false, error: lists.error }];
+  return lists.value.map((given, part) => ({
     // The truth for part i is the i-th slice of the parent, whatever the model wrote: split errors then count in scores.
     state: { set1: parent.set1, subset: parent.subset.slice(part * size, (part + 1) * size), given, part },
     valid: true,
   }));
 }
 
-function resultAnswer(base: SetIntersectionState, text: string): ParsedThought {
-  const result = lastIntegerList(text);
-  if (!result) return { state: base, valid: false, error: 'no list of numbers in the answer' };
-  return { state: { ...base, result }, valid: true };
+/** `shown` are the lists the prompt gave: an answer that only copies them back has no answer of its own. */
+function resultAnswer(base: SetIntersectionState, text: string, shown: number[][]): ParsedThought {
+  const result = readList(text, shown);
+  if (!result.ok) return { state: base, valid: false, error: result.error };
+  return { state: { ...base, result: result.value }, valid: true };
 }
 
 /** The fields a new answer about the same part keeps from the thought it came from. */
@@ -106,8 +106,16 @@ export const setIntersectionTask: Task<SetIntersectionProblem> = {
     const states = thoughts.map(asState);
     const first = states[0]!;
     if (prompt === 'split') return splitAnswer(first, Number(params.parts ?? 2), text);
-    if (prompt === 'merge') return [resultAnswer({ set1: first.set1, subset: states.flatMap((s) => s.subset ?? []) }, text)];
-    return [resultAnswer(sameQuestion(first), text)];
+    if (prompt === 'merge')
+      return [
+        resultAnswer(
+          { set1: first.set1, subset: states.flatMap((s) => s.subset ?? []) },
+          text,
+          states.map((s) => s.result ?? []),
+        ),
+      ];
+    const shown = [first.set1, shownSet2(first), ...(prompt === 'improve' && first.result ? [first.result] : [])];
+    return [resultAnswer(sameQuestion(first), text, shown)];
   },
 
   score: (state) => ownErrors(asState(state)) ?? UNPARSEABLE_SCORE,

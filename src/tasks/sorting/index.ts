@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSortingProblem, parseSortingCsv } from './dataset';
-import { findIntegerLists, jsonLists, lastIntegerList } from './parse';
+import { readList, readSplitLists } from './parse';
 import { fmt, improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from './prompts';
 import { sortingSchemes } from './schemes';
 import { errorScope, UNPARSEABLE_SCORE } from './score';
@@ -27,20 +27,21 @@ const answerOf = (s: SortingState) => s.list ?? [];
 
 function splitAnswer(parent: SortingState, parts: number, text: string): ParsedThought[] {
   const size = Math.ceil(parent.unsorted.length / parts);
-  const lists = jsonLists(text) ?? findIntegerLists(text).slice(-parts);
-  if (lists.length === 0) return [{ state: { unsorted: parent.unsorted }, valid: false, error: 'no lists of numbers in the split answer' }];
-  return lists.slice(0, parts).map((list, part) => ({
+  const lists = readSplitLists(text, parts, [answerOf(parent)]);
+  if (!lists.ok) return [{ state: { unsorted: parent.unsorted }, valid: false, error: lists.error }];
+  return lists.value.map((list, part) => ({
     // The truth for part i is the i-th slice of the parent, whatever the LLM wrote: split errors then count in scores.
     state: { unsorted: parent.unsorted.slice(part * size, (part + 1) * size), list, part },
     valid: true,
   }));
 }
 
-function listAnswer(unsorted: number[], text: string, part: number | undefined): ParsedThought {
-  const list = lastIntegerList(text);
+/** `shown` are the lists the prompt gave: an answer that only copies them back has no answer of its own. */
+function listAnswer(unsorted: number[], text: string, part: number | undefined, shown: number[][]): ParsedThought {
+  const list = readList(text, shown);
   const base = { unsorted, ...(part === undefined ? {} : { part }) };
-  if (!list) return { state: base, valid: false, error: 'no list of numbers in the answer' };
-  return { state: { ...base, list }, valid: true };
+  if (!list.ok) return { state: base, valid: false, error: list.error };
+  return { state: { ...base, list: list.value }, valid: true };
 }
 
 export const sortingTask: Task<SortingProblem> = {
@@ -95,9 +96,11 @@ export const sortingTask: Task<SortingProblem> = {
           states.flatMap((s) => s.unsorted),
           text,
           undefined,
+          states.map(answerOf),
         ),
       ];
-    return [listAnswer(first.unsorted, text, first.part)];
+    const shown = prompt === 'improve' ? [first.unsorted, answerOf(first)] : [answerOf(first)];
+    return [listAnswer(first.unsorted, text, first.part, shown)];
   },
 
   score(state) {

@@ -1,1 +1,1 @@
-export { findIntegerLists, jsonLists, lastIntegerList } from '../integer-lists';
+export { findIntegerLists, jsonLists, lastIntegerList, readList, readSplitLists } from '../integer-lists';
