@@ -108,8 +108,10 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
       '<p>operation <b>' + esc(t.operationId) + '</b> · ' + (t.valid ? 'valid' : 'invalid: ' + esc(t.error || '')) + '<br>' +
       'score ' + (t.score === undefined ? '—' : esc(t.score)) + (t.solved === undefined ? '' : ' · ' + (t.solved ? 'solved' : 'not solved')) + ' · volume ' + t.volume + '<br>' +
       'parents: ' + (t.parents.map(esc).join(', ') || '—') + '</p>' +
-      (call ? '<p>LLM call ' + esc(call.id) + ': ' + call.usage.promptTokens + ' + ' + call.usage.completionTokens + ' tokens, $' + call.costUsd.toFixed(5) + ', ' + call.latencyMs + ' ms, attempt ' + call.attempt + '</p>' : '') +
+      (call ? '<p>LLM call ' + esc(call.id) + (call.reask ? ' (re-ask ' + call.reask + ': the answers before were unusable)' : '') + ': ' + call.usage.promptTokens + ' + ' + call.usage.completionTokens + (call.usage.estimated ? ' tokens (estimated)' : ' tokens') + ', $' + call.costUsd.toFixed(5) + ', ' + call.latencyMs + ' ms, attempt ' + call.attempt + '</p>' : '') +
       (t.answer !== null ? '<h4>Answer</h4><pre class="answer">' + esc(t.answer) + '</pre>' : '') +
+      (t.said ? '<h4>What the model said</h4><pre class="answer">' + esc(t.said) + '</pre>' : '') +
+      (t.reasoning ? '<h4>Reasoning</h4><pre class="answer">' + esc(t.reasoning) + '</pre>' : '') +
       '<h4>State</h4><pre>' + esc(compact(t.state)) + '</pre>';
   }
   const s = data.totals;
