@@ -25,19 +25,7 @@ import type {
   StepThought,
 } from './llm-step';
 
-export type {
-  CallReport,
-  LlmStep,
-  LlmStepResult,
-  LocalCheck,
-  LocalChecks,
-  LocalResult,
-  LocalStep,
-  PreparedRun,
-  ScoreStep,
-  ScoreStepResult,
-  StepThought,
-} from './llm-step';
+export type * from './llm-step';
 
 export interface ActivityDeps {
   llm: LlmClient;

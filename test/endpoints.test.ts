@@ -1,7 +1,16 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { doctor, formatDoctor } from '../src/cli/commands/doctor';
 import { resultOf, startRun } from '../src/client/runs';
+import { LlmClient } from '../src/llm/client';
+import { DEFAULT_AZURE_API_VERSION, endpointFromEnv } from '../src/llm/endpoint';
+import { classifyLlmError } from '../src/llm/errors';
 import type { RunRequestInput, RunResult } from '../src/run/request';
+import { startSimulatedLlm } from '../src/simllm/server';
+import { TASKS } from '../src/tasks/registry';
 import { sortingTask } from '../src/tasks/sorting';
+import { sortPrompt } from '../src/tasks/sorting/prompts';
 import { type Harness, startHarness } from './support/harness';
 import { type ProviderProxy, type ProviderQuirks, startProviderProxy } from './support/provider-proxy';
 
@@ -133,8 +142,6 @@ describe('a reasoning model', () => {
 
 describe('got doctor', () => {
   it('reports what an endpoint supports and the settings the engine will use with it', async () => {
-    const { startSimulatedLlm } = await import('../src/simllm/server');
-    const { doctor, formatDoctor } = await import('../src/cli/commands/doctor');
     const sim = await startSimulatedLlm({});
     const plain = await doctor({ baseURL: sim.baseURL, apiKey: 'x', supportsN: true }, 'sim', 'sim-got-1');
     expect(plain).toMatchObject({
@@ -167,11 +174,6 @@ describe('got doctor', () => {
 
 describe('Azure OpenAI', () => {
   it('calls the deployment with the api-version and an api-key header, configured from the environment', async () => {
-    const { createServer } = await import('node:http');
-    const { startSimulatedLlm } = await import('../src/simllm/server');
-    const { LlmClient } = await import('../src/llm/client');
-    const { endpointFromEnv, DEFAULT_AZURE_API_VERSION } = await import('../src/llm/endpoint');
-    const { sortPrompt } = await import('../src/tasks/sorting/prompts');
     const sim = await startSimulatedLlm({});
     const seen: { url: string; apiKey?: string; authorization?: string }[] = [];
     // Answers only as Azure is addressed: /openai/deployments/<deployment>/chat/completions?api-version=...
@@ -192,7 +194,7 @@ describe('Azure OpenAI', () => {
       });
     });
     await new Promise<void>((resolve) => azure.listen(0, '127.0.0.1', resolve));
-    const { port } = azure.address() as import('node:net').AddressInfo;
+    const { port } = azure.address() as AddressInfo;
     try {
       const endpoint = endpointFromEnv({ AZURE_OPENAI_ENDPOINT: `http://127.0.0.1:${port}`, AZURE_OPENAI_API_KEY: 'azure-key-123' });
       expect(endpoint?.azure).toEqual({ apiVersion: DEFAULT_AZURE_API_VERSION });
@@ -227,9 +229,6 @@ describe('Azure OpenAI', () => {
 
 describe('a streamed answer that stops arriving', () => {
   it('is given up as stalled after stallMs of silence, a fault that is retried', async () => {
-    const { createServer } = await import('node:http');
-    const { LlmClient } = await import('../src/llm/client');
-    const { classifyLlmError } = await import('../src/llm/errors');
     let hungUp = false;
     // One chunk of the answer, then silence (a server stuck mid-generation).
     const stuck = createServer((req, res) => {
@@ -243,7 +242,7 @@ describe('a streamed answer that stops arriving', () => {
       });
     });
     await new Promise<void>((resolve) => stuck.listen(0, '127.0.0.1', resolve));
-    const { port } = stuck.address() as import('node:net').AddressInfo;
+    const { port } = stuck.address() as AddressInfo;
     try {
       const client = new LlmClient({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'x', supportsN: true, stream: true });
       const received: number[] = [];
@@ -278,7 +277,6 @@ describe('a streamed answer that stops arriving', () => {
 
 describe('a provider with every quirk at once', () => {
   it('merges documents with GoT to the same quality as the undisturbed endpoint, tokens counted', async () => {
-    const { TASKS } = await import('../src/tasks/registry');
     const docMerge = TASKS['doc-merge']!;
     const problem = docMerge.generateProblem(4, 2);
     const merge: RunRequestInput = {

@@ -43,6 +43,18 @@ async function startLocalModel(log: (line: string) => void) {
   return startLocalLlm({ modelPath, port: 0, log });
 }
 
+/** What the run and eval commands say about where their runs execute (their shared execution options). */
+export interface ExecutionChoices {
+  worker: boolean;
+  taskQueue: string;
+  latency: number;
+  llm?: LlmSource;
+}
+
+/** `startRuntime` for a command's execution options. */
+export const startRuntimeFor = (o: ExecutionChoices, log: (line: string) => void): Promise<CliRuntime> =>
+  startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, llm: o.llm ?? defaultLlmSource(), log });
+
 /**
  * Brings up what a CLI run needs. Each part has a real-deployment path (TEMPORAL_ADDRESS,
  * OPENAI_BASE_URL, external workers) and an embedded default (a local dev server kept running in

@@ -4,8 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { type RunOptions, requestFromOptions } from '../cli/commands/run';
-import { defaultLlmSource } from '../cli/llm-source';
-import { startRuntime } from '../cli/runtime';
+import { startRuntimeFor } from '../cli/runtime';
 import { checkRun } from '../run/check';
 import type { RunRequestInput, RunResult } from '../run/request';
 import { WORKFLOW_TYPE } from '../run/wire';
@@ -58,13 +57,7 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   log(`${jobs.length} runs planned, ${done.size} already done, ${todo.length} to run (${concurrency} at a time); results in ${out}`);
 
   if (todo.length) {
-    const runtime = await startRuntime({
-      inProcessWorker: o.worker,
-      taskQueue: o.taskQueue,
-      simulatedLatencyMs: o.latency,
-      llm: o.llm ?? defaultLlmSource(),
-      log,
-    });
+    const runtime = await startRuntimeFor(o, log);
     const bar =
       o.progress && process.stderr.isTTY ? new SingleBar({ format: PROGRESS_FORMAT, stream: process.stderr, hideCursor: true }) : undefined;
     let cost = 0;

@@ -112,15 +112,9 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     return undefined;
   }
   // Loaded only now: a dry run or a refused request never loads Temporal's SDK.
-  const [{ startRuntime }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
+  const [{ startRuntimeFor }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
   const { resultOf, startCheckedRun, webUiLink } = runs;
-  const runtime = await startRuntime({
-    inProcessWorker: o.worker,
-    taskQueue: o.taskQueue,
-    simulatedLatencyMs: o.latency,
-    llm: o.llm ?? defaultLlmSource(),
-    log,
-  });
+  const runtime = await startRuntimeFor(o, log);
   try {
     const started = Date.now();
     const handle = await startCheckedRun(runtime.client, checked, {
