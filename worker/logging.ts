@@ -15,10 +15,12 @@ export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevel 
  * stderr through one logger at the user's level: the core would otherwise print to stdout, where a
  * command's `--json` output must stand alone. The first install in a process wins.
  */
-export function installQuietRuntime(level: LogLevel = logLevelFromEnv()): void {
+export function installQuietRuntime(level: LogLevel = logLevelFromEnv(), o: { ownSignals?: boolean } = {}): void {
   if (Runtime._instance) return;
   Runtime.install({
     logger: new DefaultLogger(level),
     telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
+    // A command that handles Ctrl-C itself keeps the SDK from turning it into a worker shutdown it would then wait on.
+    ...(o.ownSignals ? { shutdownSignals: [] } : {}),
   });
 }

@@ -56,6 +56,25 @@ export const startRuntimeFor = (o: ExecutionChoices, log: (line: string) => void
   startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, llm: o.llm ?? defaultLlmSource(), log });
 
 /**
+ * Ctrl-C (or SIGTERM) on a command that waits for runs: it stops waiting, at once. The runs go on in
+ * Temporal (durable; another worker or a rerun finishes them), which the message says.
+ */
+export function exitOnInterrupt(what: string, log: (line: string) => void): void {
+  const registered = interrupted !== undefined;
+  interrupted = { what, log };
+  if (registered) return;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      interrupted?.log(`\ninterrupted: ${interrupted.what}`);
+      process.exit(130);
+    });
+  }
+}
+
+/** What the one interrupt handler of this process says (the latest command's words). */
+let interrupted: { what: string; log: (line: string) => void } | undefined;
+
+/**
  * Brings up what a CLI run needs. Each part has a real-deployment path (TEMPORAL_ADDRESS,
  * OPENAI_BASE_URL, external workers) and an embedded default (a local dev server kept running in
  * the background, the simulated LLM and a worker in this process).
@@ -101,7 +120,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
 
     if (o.inProcessWorker) {
       // The first install wins (an embedding process may have installed its own logger already).
-      installQuietRuntime();
+      installQuietRuntime(undefined, { ownSignals: true });
       const native = await NativeConnection.connect({ address: server.address });
       const worker: Worker = await createGotWorker({
         connection: native,

@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { type RunOptions, requestFromOptions } from '../cli/commands/run';
-import { startRuntimeFor } from '../cli/runtime';
+import { exitOnInterrupt, startRuntimeFor } from '../cli/runtime';
 import { checkRun } from '../run/check';
 import type { RunRequestInput, RunResult } from '../run/request';
 import { WORKFLOW_TYPE } from '../run/wire';
@@ -58,6 +58,7 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
 
   if (todo.length) {
     const runtime = await startRuntimeFor(o, log);
+    exitOnInterrupt(`runs in flight go on in Temporal; the same command with --out ${o.out} resumes without paying for them again`, log);
     const bar =
       o.progress && process.stderr.isTTY ? new SingleBar({ format: PROGRESS_FORMAT, stream: process.stderr, hideCursor: true }) : undefined;
     let cost = 0;

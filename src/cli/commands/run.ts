@@ -112,7 +112,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     return undefined;
   }
   // Loaded only now: a dry run or a refused request never loads Temporal's SDK.
-  const [{ startRuntimeFor }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
+  const [{ startRuntimeFor, exitOnInterrupt }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
   const { resultOf, startCheckedRun, webUiLink } = runs;
   const runtime = await startRuntimeFor(o, log);
   try {
@@ -123,6 +123,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     });
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
     log(`Started ${handle.workflowId}\n  Web UI: ${webUi}`);
+    exitOnInterrupt(`the run ${handle.workflowId} goes on in Temporal; see it in the Web UI, or \`got inspect ${handle.workflowId}\``, log);
     const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle, runs) : await resultOf(handle);
     const report = reportOf(
       result,
