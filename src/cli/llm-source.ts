@@ -3,7 +3,7 @@ import { endpointFromEnv } from '../llm/endpoint';
 import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { LOCAL_MODEL_ENV, SMOLLM2_135M } from '../localllm/model';
 import type { RunRequestInput } from '../run/request';
-import { SIMULATED_MODEL } from '../run/wire';
+import { DEFAULT_TASK_QUEUE, SIMULATED_MODEL } from '../run/wire';
 
 /** Where a CLI run's LLM calls go: the built-in simulator, the real local model, or `OPENAI_BASE_URL`. */
 export type LlmSource = 'sim' | 'local' | 'endpoint';
@@ -11,6 +11,14 @@ export const LLM_SOURCES: readonly LlmSource[] = ['sim', 'local', 'endpoint'];
 
 /** Without `--llm`: the configured endpoint when there is one (`OPENAI_BASE_URL`, `AZURE_OPENAI_ENDPOINT`), else the simulator. */
 export const defaultLlmSource = (env: NodeJS.ProcessEnv = process.env): LlmSource => (endpointFromEnv(env) ? 'endpoint' : 'sim');
+
+/**
+ * The task queue a command uses when `--task-queue` is not given: the deployment's (`got`) for a
+ * configured endpoint, a queue of their own for the CLI's simulated and local models, so a worker
+ * holding one LLM never takes the calls of a run meant for another (nor spends a real endpoint's
+ * money on a simulated run).
+ */
+export const taskQueueFor = (source: LlmSource): string => (source === 'endpoint' ? DEFAULT_TASK_QUEUE : `${DEFAULT_TASK_QUEUE}-${source}`);
 
 /** The model a run names when `--model` does not: what the source serves. */
 export function defaultModel(source: LlmSource, env: NodeJS.ProcessEnv = process.env): string {

@@ -133,7 +133,13 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     )
     .option('--reask <n>', 're-asks of an LLM step whose answers are all unusable (default 2; 0: never)', int('--reask'))
     .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (with --llm sim)', int('--latency'), latency))
-    .addOption(configurable('taskQueue', '--task-queue <name>', 'Temporal task queue', undefined, DEFAULT_TASK_QUEUE))
+    .addOption(
+      configurable(
+        'taskQueue',
+        '--task-queue <name>',
+        `Temporal task queue (default: ${DEFAULT_TASK_QUEUE} with a configured endpoint, ${DEFAULT_TASK_QUEUE}-sim or ${DEFAULT_TASK_QUEUE}-local for the built-in LLMs)`,
+      ),
+    )
     .option('--cache', "reuse responses from the worker's response cache and keep new ones (a rerun then costs nothing)", false)
     .addOption(
       new Option('--fan-out <mode>', 'k samples as one call with n = k (batched) or k parallel calls (perSample)')

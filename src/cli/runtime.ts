@@ -9,7 +9,7 @@ import { endpointFromEnv, NO_ENDPOINT } from '../llm/endpoint';
 import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
-import { defaultLlmSource, type LlmSource } from './llm-source';
+import { defaultLlmSource, type LlmSource, taskQueueFor } from './llm-source';
 import { stateDir } from './state-dir';
 
 export interface RuntimeOptions {
@@ -46,14 +46,24 @@ async function startLocalModel(log: (line: string) => void) {
 /** What the run and eval commands say about where their runs execute (their shared execution options). */
 export interface ExecutionChoices {
   worker: boolean;
-  taskQueue: string;
+  taskQueue?: string;
   latency: number;
   llm?: LlmSource;
 }
 
 /** `startRuntime` for a command's execution options. */
 export const startRuntimeFor = (o: ExecutionChoices, log: (line: string) => void): Promise<CliRuntime> =>
-  startRuntime({ inProcessWorker: o.worker, taskQueue: o.taskQueue, simulatedLatencyMs: o.latency, llm: o.llm ?? defaultLlmSource(), log });
+  startRuntime({
+    inProcessWorker: o.worker,
+    taskQueue: taskQueueOf(o),
+    simulatedLatencyMs: o.latency,
+    llm: o.llm ?? defaultLlmSource(),
+    log,
+  });
+
+/** The task queue a command's runs go to: `--task-queue`, else the LLM source's own. */
+export const taskQueueOf = (o: Pick<ExecutionChoices, 'taskQueue' | 'llm'>): string =>
+  o.taskQueue ?? taskQueueFor(o.llm ?? defaultLlmSource());
 
 /**
  * Ctrl-C (or SIGTERM) on a command that waits for runs: it stops waiting, at once. The runs go on in

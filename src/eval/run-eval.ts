@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { type RunOptions, requestFromOptions } from '../cli/commands/run';
-import { exitOnInterrupt, startRuntimeFor } from '../cli/runtime';
+import { exitOnInterrupt, startRuntimeFor, taskQueueOf } from '../cli/runtime';
 import { checkRun } from '../run/check';
 import type { RunRequestInput, RunResult } from '../run/request';
 import { WORKFLOW_TYPE } from '../run/wire';
@@ -66,7 +66,7 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
     bar?.start(todo.length, 0, { cost: '0.0000', failed });
     try {
       await pool(todo, concurrency, async (job) => {
-        const row = await runJob(runtime.client, job, requests.get(jobKey(job))!, o.taskQueue, evalId);
+        const row = await runJob(runtime.client, job, requests.get(jobKey(job))!, taskQueueOf(o), evalId);
         journal.append(row);
         cost += row.costUsd;
         if (row.status === 'failed') failed++;

@@ -33,7 +33,8 @@ export interface RunOptions {
   budgetUsd?: number;
   budgetTokens?: number;
   latency: number;
-  taskQueue: string;
+  /** Default: `taskQueueFor` the LLM source. */
+  taskQueue?: string;
   workflowId?: string;
   worker: boolean;
   cache?: boolean;
@@ -112,13 +113,13 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     return undefined;
   }
   // Loaded only now: a dry run or a refused request never loads Temporal's SDK.
-  const [{ startRuntimeFor, exitOnInterrupt }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
+  const [{ startRuntimeFor, exitOnInterrupt, taskQueueOf }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
   const { resultOf, startCheckedRun, webUiLink } = runs;
   const runtime = await startRuntimeFor(o, log);
   try {
     const started = Date.now();
     const handle = await startCheckedRun(runtime.client, checked, {
-      taskQueue: o.taskQueue,
+      taskQueue: taskQueueOf(o),
       ...(o.workflowId ? { workflowId: o.workflowId } : {}),
     });
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
