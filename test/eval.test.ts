@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { figureSpec } from '../src/eval/figure';
+import type { EvalRow } from '../src/eval/results';
 import { type EvalOptions, runEvaluation } from '../src/eval/run-eval';
 import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
 
@@ -92,5 +93,31 @@ describe('the evaluation harness', () => {
 
   it('refuses a scheme the task does not have before starting anything', async () => {
     await expect(runEvaluation({ ...options, schemes: ['io', 'magic'] }, quiet)).rejects.toThrow(/--scheme.*magic/s);
+  });
+});
+
+describe('the figure of runs that cost nothing', () => {
+  it('shows their total tokens beside the scores instead of a cost of 0', () => {
+    const row = (scheme: string, sample: string, tokens: number): EvalRow => ({
+      task: 'sorting',
+      scheme,
+      size: 8,
+      sample,
+      score: 3,
+      solved: false,
+      llmCalls: 2,
+      promptTokens: tokens,
+      completionTokens: tokens,
+      costUsd: 0,
+      wallMs: 1000,
+      workflowId: `w-${scheme}-${sample}`,
+      status: 'completed',
+    });
+    const spec = JSON.stringify(
+      figureSpec([row('io', '0', 500), row('got', '0', 4000)], { task: 'Sorting', schemes: ['io', 'got'], higherIsBetter: false }),
+    );
+    expect(spec).toContain('total tokens of the runs (thousands)');
+    expect(spec).not.toContain('(USD)');
+    expect(spec).toContain('"kiloTokens":8');
   });
 });

@@ -14,18 +14,29 @@ export interface FigureOptions {
 
 /**
  * The paper's figures 5-8: per problem size, a box plot of the score of every scheme, with the
- * total cost of all its runs as a bar on a second axis beside it.
+ * total cost of all its runs as a bar on a second axis beside it. Runs that cost nothing (a local
+ * model) show their total tokens there instead: what they spent, in the unit they spent it.
  */
 export function figureSpec(rows: EvalRow[], o: FigureOptions): TopLevelSpec {
   const sizes = [...new Set(rows.map((r) => r.size))].sort((a, b) => a - b);
   const values = rows
     .filter((r) => (r.status === 'completed' || r.status === 'noAnswer') && r.score !== null)
-    .map((r) => ({ scheme: r.scheme, size: r.size, score: o.plotMax ? Math.min(r.score!, o.plotMax(r.size)) : r.score, cost: r.costUsd }));
+    .map((r) => ({
+      scheme: r.scheme,
+      size: r.size,
+      score: o.plotMax ? Math.min(r.score!, o.plotMax(r.size)) : r.score,
+      cost: r.costUsd,
+      kiloTokens: (r.promptTokens + r.completionTokens) / 1000,
+    }));
+  const free = values.length > 0 && values.every((v) => v.cost === 0);
+  const spend = free
+    ? { field: 'kiloTokens', what: 'total tokens', title: 'total tokens of the runs (thousands)' }
+    : { field: 'cost', what: 'total cost', title: 'total cost of the runs (USD)' };
   const scoreTitle = o.higherIsBetter ? 'score (higher is better)' : 'score: errors (lower is better)';
   const x = { field: 'scheme', type: 'nominal' as const, sort: o.schemes, title: null, axis: { labelAngle: 0 } };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: `${o.task}: score per scheme and total cost`, fontSize: 15 },
+    title: { text: `${o.task}: score per scheme and ${spend.what}`, fontSize: 15 },
     config: { font: 'DejaVu Sans', view: { stroke: '#ccc' } },
     data: { values },
     hconcat: sizes.map((size) => ({
@@ -35,14 +46,14 @@ export function figureSpec(rows: EvalRow[], o: FigureOptions): TopLevelSpec {
       transform: [{ filter: `datum.size === ${size}` }],
       layer: [
         {
-          transform: [{ aggregate: [{ op: 'sum', field: 'cost', as: 'totalCost' }], groupby: ['scheme'] }],
+          transform: [{ aggregate: [{ op: 'sum', field: spend.field, as: 'totalCost' }], groupby: ['scheme'] }],
           mark: { type: 'bar', color: '#f2a541', opacity: 0.35, width: { band: 0.8 } },
           encoding: {
             x,
             y: {
               field: 'totalCost',
               type: 'quantitative',
-              title: 'total cost of the runs (USD)',
+              title: spend.title,
               axis: { orient: 'right', titleColor: '#c47a12' },
             },
           },
