@@ -1,10 +1,14 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { GooBuilder } from '../src/goo/builder';
+import type { GoO } from '../src/goo/schema';
+import { validateGoO } from '../src/goo/validate';
 import { costOf } from '../src/llm/cost';
 import { classifyLlmError, retryAfterMs } from '../src/llm/errors';
 import { checkRun } from '../src/run/check';
+import { gooWidth } from '../src/run/footprint';
 import type { RunRequestInput } from '../src/run/request';
+import { TASKS } from '../src/tasks/registry';
 import { sortingTask } from '../src/tasks/sorting';
 import { validationIssues } from './support/tasks';
 
@@ -262,5 +266,40 @@ describe('costOf', () => {
     { usage: { promptTokens: 123, completionTokens: 456 }, prices: { inputPerMTok: 0, outputPerMTok: 0 }, want: 0 },
   ])('$usage at $prices costs $want', ({ usage, prices, want }) => {
     expect(costOf(usage, prices)).toBeCloseTo(want, 12);
+  });
+});
+
+describe('a run whose payloads would not fit Temporal', () => {
+  const docMerge = TASKS['doc-merge']!;
+  const merge = (count: number, chars: number): RunRequestInput => {
+    const documents = Array.from({ length: count }, (_, i) =>
+      `NON-DISCLOSURE AGREEMENT ${i}. ${'The receiving party shall keep the information confidential. '.repeat(Math.ceil(chars / 61))}`.slice(
+        0,
+        chars,
+      ),
+    );
+    const problem = { documents };
+    return { task: 'doc-merge', problem, goo: docMerge.schemes.got!({ size: count, problem }) };
+  };
+
+  it('is refused before it starts, naming the problem, the widest step and the limit', () => {
+    // Eight documents of 95,000 characters: the judge scores ten aggregated merges at once, each call carrying all eight.
+    const issues = validationIssues(() => checkRun(merge(8, 95_000)));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]!.path).toBe('problem');
+    expect(issues[0]!.message).toMatch(
+      /is 0\.76 MB, and operation "\S+" starts up to 10 LLM calls at once, each carrying it: 7\.\d\d MB in one workflow task, over the 3\.00 MB/,
+    );
+  });
+
+  it('accepts the same merge when it fits', () => {
+    expect(() => checkRun(merge(4, 20_000))).not.toThrow();
+    expect(gooWidth(validateGoO(merge(8, 95_000).goo as GoO), false)).toEqual({ widestCalls: 10, widestOperation: expect.any(String) });
+  });
+
+  it('counts the calls of the widest step through the GoO (sorting GoT 128: 8 parts sorted at once)', () => {
+    const goo = sortingTask.schemes.got!({ size: 128 });
+    expect(gooWidth(validateGoO(goo), false).widestCalls).toBe(8);
+    expect(gooWidth(validateGoO(goo), true).widestCalls).toBe(40); // 8 parts × k = 5 samples, one call each
   });
 });

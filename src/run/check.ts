@@ -3,6 +3,7 @@ import { type AnalyzedGoO, formatPath, type Issue, ValidationError, validateGoO,
 import { TaskDeclaration } from '../tasks/declarative/schema';
 import { resolveTask, TASKS, UnknownTaskError } from '../tasks/registry';
 import type { AnyTask } from '../tasks/task';
+import { footprintIssues, gooWidth } from './footprint';
 import { RunRequest, type RunRequestInput } from './request';
 
 export interface CheckedRun {
@@ -42,6 +43,8 @@ export function checkRun(input: RunRequestInput | unknown): CheckedRun {
         issues.push({ path: formatPath(['goo', 'operations', i, 'params']), message });
     }
   });
+  // A run whose payloads cannot fit Temporal's limits would retry its workflow task forever: refuse it now.
+  if (problem.success) issues.push(...footprintIssues(jsonBytes(request.problem), gooWidth(analyzed, request.llm.fanOut === 'perSample')));
   if (issues.length) throw new ValidationError('run request', issues);
   return { request, analyzed, task, problem: problem.data };
 }
@@ -105,3 +108,6 @@ function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number]
       return [];
   }
 }
+
+/** The problem's size as it travels: UTF-8 JSON. */
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
