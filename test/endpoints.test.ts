@@ -41,7 +41,7 @@ afterAll(async () => direct?.close());
 
 async function throughProxy(
   quirks: ProviderQuirks,
-  llm: RunRequestInput['llm'] = {},
+  run: RunRequestInput = request(),
 ): Promise<{ result: RunResult; proxy: ProviderProxy }> {
   let upstream = '';
   const proxy = await startProviderProxy(() => upstream, quirks);
@@ -53,7 +53,7 @@ async function throughProxy(
     },
   });
   try {
-    return { result: await resultOf(await startRun(h.client, request(llm), { taskQueue: h.taskQueue })), proxy };
+    return { result: await resultOf(await startRun(h.client, run, { taskQueue: h.taskQueue })), proxy };
   } finally {
     await h.close();
     await proxy.close();
@@ -107,23 +107,9 @@ describe('a provider that reports no usage', () => {
   });
 
   it('stops scheduling calls once the estimated tokens reach the budget', async () => {
-    let upstream = '';
-    const proxy = await startProviderProxy(() => upstream, { dropUsage: true });
-    const h = await startHarness({
-      llm: { seed: 2 },
-      endpoint: (sim) => {
-        upstream = sim;
-        return proxy.baseURL;
-      },
-    });
-    try {
-      const result = await resultOf(await startRun(h.client, { ...request(), budget: { maxTokens: 1500 } }, { taskQueue: h.taskQueue }));
-      expect(result.grs.budgetExhausted).toBe(true);
-      expect(result.grs.calls.length).toBeLessThan(clean.grs.calls.length);
-    } finally {
-      await h.close();
-      await proxy.close();
-    }
+    const { result } = await throughProxy({ dropUsage: true }, { ...request(), budget: { maxTokens: 1500 } });
+    expect(result.grs.budgetExhausted).toBe(true);
+    expect(result.grs.calls.length).toBeLessThan(clean.grs.calls.length);
   });
 });
 
@@ -288,32 +274,15 @@ describe('a provider with every quirk at once', () => {
       labels: { scheme: 'got' },
     };
     const undisturbed = await resultOf(await startRun(direct.client, merge, { taskQueue: direct.taskQueue }));
-    let upstream = '';
-    const proxy = await startProviderProxy(() => upstream, {
-      refuseN: true,
-      refuseMaxTokens: true,
-      refuseTemperature: true,
-      dropUsage: true,
-      thinkBlocks: true,
-    });
-    const h = await startHarness({
-      llm: { seed: 2 },
-      endpoint: (sim) => {
-        upstream = sim;
-        return proxy.baseURL;
-      },
-    });
-    try {
-      const result = await resultOf(await startRun(h.client, merge, { taskQueue: h.taskQueue }));
-      expect(new Set(proxy.refused)).toEqual(new Set(['n', 'max_tokens', 'temperature']));
-      expect(result.status).toBe('answered');
-      expect(result.grs.calls.every((c) => c.usage.estimated && c.usage.promptTokens > 0 && c.usage.completionTokens > 0)).toBe(true);
-      // The judge's harmonic mean (0–10, higher is better), from other samples (one per request):
-      // within a tenth of the undisturbed run's.
-      expect(Math.abs(result.best!.score! - undisturbed.best!.score!)).toBeLessThan(undisturbed.best!.score! * 0.1);
-    } finally {
-      await h.close();
-      await proxy.close();
-    }
+    const { result, proxy } = await throughProxy(
+      { refuseN: true, refuseMaxTokens: true, refuseTemperature: true, dropUsage: true, thinkBlocks: true },
+      merge,
+    );
+    expect(new Set(proxy.refused)).toEqual(new Set(['n', 'max_tokens', 'temperature']));
+    expect(result.status).toBe('answered');
+    expect(result.grs.calls.every((c) => c.usage.estimated && c.usage.promptTokens > 0 && c.usage.completionTokens > 0)).toBe(true);
+    // The judge's harmonic mean (0–10, higher is better), from other samples (one per request):
+    // within a tenth of the undisturbed run's.
+    expect(Math.abs(result.best!.score! - undisturbed.best!.score!)).toBeLessThan(undisturbed.best!.score! * 0.1);
   });
 });
