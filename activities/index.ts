@@ -91,7 +91,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
         ...request,
         signal: ctx.cancellationSignal,
         onTokens,
-        stallMs: (step.llm.stallSeconds ?? 60) * 1000,
+        // Steps recorded before the setting existed leave it to the client's default.
+        ...(step.llm.stallSeconds !== undefined ? { stallMs: step.llm.stallSeconds * 1000 } : {}),
       });
       if (key) await cache!.put(key, completion);
       return {
@@ -146,7 +147,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       const asked = step.checks?.length ? step.checks : undefined;
       const answers = completion.texts.map((text, i) => {
         // Cached completions from before reasoning was kept have none.
-        const reasoning = completion.reasoning?.[i]?.slice(0, MAX_SAID_CHARS);
+        const reasoning = completion.reasoning?.[i]?.slice(0, MAX_KEPT_CHARS);
         return parseAnswer(task, request, text, completion.finishReasons[i]!).map(
           (t): StepThought => ({
             ...t,
@@ -226,12 +227,12 @@ function buildPrompt(task: AnyTask, request: PromptRequest): ChatMessage[] {
 
 /** The answer's thoughts; an invalid one keeps the start of what the model said, for the GRS and a `noAnswer` reason. */
 function parseAnswer(task: AnyTask, request: PromptRequest, text: string, finishReason: string): ParsedThought[] {
-  const said = text.slice(0, MAX_SAID_CHARS);
+  const said = text.slice(0, MAX_KEPT_CHARS);
   return readAnswer(task, request, text, finishReason).map((t) => (t.valid || !said ? t : { ...t, said }));
 }
 
-/** How much of an unusable answer is kept: enough to see what went wrong, not a whole document. */
-const MAX_SAID_CHARS = 2000;
+/** How much of an unusable answer (or of a reasoning) a thought keeps: enough to see what went wrong, not a whole document. */
+const MAX_KEPT_CHARS = 2000;
 
 /** An answer that cannot be used becomes an invalid thought the graph can route around, never a failed run. */
 function readAnswer(task: AnyTask, request: PromptRequest, text: string, finishReason: string): ParsedThought[] {
@@ -260,7 +261,7 @@ function invalidAnswer(task: AnyTask, request: PromptRequest, text: string, erro
   } catch {
     states = [{ state: {}, valid: false }];
   }
-  return states.map((p) => ({ state: { ...p.state, answer: text.slice(0, 2000) }, valid: false, error }));
+  return states.map((p) => ({ state: { ...p.state, answer: text.slice(0, MAX_KEPT_CHARS) }, valid: false, error }));
 }
 
 /** What an LLM call's heartbeats carry: the faults of the attempts so far. */

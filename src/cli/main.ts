@@ -66,6 +66,12 @@ function configurable<K extends keyof CliConfig>(
   return option;
 }
 
+/** `--llm`: where a command's LLM calls go; without it, the configured endpoint if any, else the simulator. */
+const llmSourceOption = (description: string) =>
+  new Option('--llm <source>', description)
+    .choices([...LLM_SOURCES])
+    .default(defaultLlmSource(), 'endpoint with OPENAI_BASE_URL, else sim');
+
 function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; latency: number }): Command {
   return addExecutionOptions(
     cmd
@@ -124,12 +130,9 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
       ),
     )
     .addOption(
-      new Option(
-        '--llm <source>',
+      llmSourceOption(
         'where LLM calls go: the simulated LLM, a real model on this machine (SmolLM2-135M, see local-llm), or OPENAI_BASE_URL',
-      )
-        .choices([...LLM_SOURCES])
-        .default(defaultLlmSource(), 'endpoint with OPENAI_BASE_URL, else sim'),
+      ),
     )
     .option('--reask <n>', 're-asks of an LLM step whose answers are all unusable (default 2; 0: never)', int('--reask'))
     .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (with --llm sim)', int('--latency'), latency))
@@ -262,11 +265,7 @@ addLocalLlmCommand(program, log);
 program
   .command('doctor')
   .description('probe the LLM endpoint once (a tiny request): what it supports, its speed, and the settings the engine will use')
-  .addOption(
-    new Option('--llm <source>', 'which endpoint: the simulated LLM, the local model, or OPENAI_BASE_URL')
-      .choices([...LLM_SOURCES])
-      .default(defaultLlmSource(), 'endpoint with OPENAI_BASE_URL, else sim'),
-  )
+  .addOption(llmSourceOption('which endpoint: the simulated LLM, the local model, or OPENAI_BASE_URL'))
   .option('--model <name>', 'model name (default: GOT_MODEL, or what the source serves)')
   .option('--json', 'print the report as JSON', false)
   .action(async (o: DoctorOptions) => {

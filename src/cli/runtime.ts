@@ -34,15 +34,6 @@ export interface CliRuntime {
 
 export { stateDir };
 
-/** The local model (fetched and cached the first time), served on a free port inside this process. */
-async function startLocalModel(log: (line: string) => void) {
-  const { ensureLocalModel } = await import('../localllm/model');
-  const modelPath = await ensureLocalModel({ log });
-  // node-llama-cpp is heavy: loaded only for runs on the local model.
-  const { startLocalLlm } = await import('../localllm/server');
-  return startLocalLlm({ modelPath, port: 0, log });
-}
-
 /** What the run and eval commands say about where their runs execute (their shared execution options). */
 export interface ExecutionChoices {
   worker: boolean;
@@ -119,10 +110,10 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
         `Using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call)${configured ? '' : '; set OPENAI_BASE_URL for a real endpoint, or --llm local for the local model'}.`,
       );
     } else if (source === 'local') {
-      const local = await startLocalModel(o.log);
+      const { startLocalModel } = await import('../localllm/start');
+      const { llm: local, endpoint: served } = await startLocalModel(o.log);
       cleanups.push(() => local.close());
-      // Streamed: each call heartbeats on the tokens it receives, so only a stall times out.
-      endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true, stream: true, cacheNamespace: `local-${local.model}` };
+      endpoint = served;
       o.log(
         `Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${LOCAL_LLM_DEFAULTS.parallel} requests at once).`,
       );

@@ -23,6 +23,11 @@ export function splitReasoning(content: string, field?: unknown): SplitAnswer {
   return blocks.length ? { answer: answer.trim(), reasoning: blocks.join('\n\n') } : { answer: content };
 }
 
+/** Tokens of a chat prompt as OpenAI's chat format counts them: each message's text plus its overhead. */
+export function chatPromptTokens(messages: readonly ChatMessage[], encode: (text: string) => number[]): number {
+  return messages.reduce((sum, m) => sum + 4 + encode(m.content).length, 3);
+}
+
 /**
  * Usage counted here for an endpoint that reported none: the prompt once per request (in OpenAI's
  * chat format, per-message overhead included) and every answer with its reasoning. The GPT tokenizer
@@ -34,6 +39,6 @@ export async function estimateUsage(
   outputs: string[],
 ): Promise<{ promptTokens: number; completionTokens: number }> {
   const { encode } = await import('gpt-tokenizer');
-  const prompt = messages.reduce((sum, m) => sum + 4 + encode(m.content).length, 3);
+  const prompt = chatPromptTokens(messages, encode);
   return { promptTokens: prompt * requests, completionTokens: outputs.reduce((sum, text) => sum + (text ? encode(text).length : 0), 0) };
 }

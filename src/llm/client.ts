@@ -1,7 +1,8 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { Usage } from '../grs/types';
+import { DEFAULT_STALL_SECONDS } from '../run/wire';
 import type { ChatMessage } from '../tasks/task';
-import { estimateUsage, splitReasoning } from './answers';
+import { chatPromptTokens, estimateUsage, splitReasoning } from './answers';
 import { LlmResponseError, LlmStalledError } from './errors';
 import { createLlmFetch } from './http';
 import { RateLimiter, type RateLimits } from './rate-limit';
@@ -177,7 +178,7 @@ export class LlmClient {
       const body = {
         model: req.model,
         messages: req.messages,
-        ...(samples !== 1 || !quirks.oneSamplePerRequest ? { n: samples } : {}),
+        ...(quirks.oneSamplePerRequest ? {} : { n: samples }),
         ...(quirks.defaultTemperatureOnly ? {} : { temperature: req.temperature }),
         seed,
         ...(req.maxTokens ? { [quirks.maxTokensField]: req.maxTokens } : {}),
@@ -240,15 +241,14 @@ export class LlmClient {
         }
         req.onTokens?.(received);
       }
-      // An aborted stream may just end: a partial answer is not an answer.
-      if (stalled) throw new LlmStalledError(`the stream sent nothing for ${Math.round(stallMs / 1000)} s after ${received} tokens`);
-      req.signal?.throwIfAborted();
     } catch (e) {
-      if (stalled) throw new LlmStalledError(`the stream sent nothing for ${Math.round(stallMs / 1000)} s after ${received} tokens`);
-      throw e;
+      if (!stalled) throw e;
     } finally {
       clearTimeout(timer);
     }
+    // A stream aborted for silence may throw or just end: either way a partial answer is not an answer.
+    if (stalled) throw new LlmStalledError(`the stream sent nothing for ${Math.round(stallMs / 1000)} s after ${received} tokens`);
+    req.signal?.throwIfAborted();
     const choices = [...texts.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([index, t]) => ({
@@ -267,7 +267,7 @@ export class LlmClient {
 }
 
 /** How long a stream may stay silent before it counts as stalled. */
-export const DEFAULT_STALL_MS = 60_000;
+export const DEFAULT_STALL_MS = DEFAULT_STALL_SECONDS * 1000;
 
 /** What an endpoint has been found to refuse, per model. */
 export interface EndpointQuirks {
@@ -321,6 +321,6 @@ function describe(value: unknown): string {
 
 /** Prompt tokens plus what the samples may produce (max tokens when set, else as much as the prompt). */
 function estimateTokens(req: CompletionRequest, encode: (text: string) => number[]): number {
-  const prompt = req.messages.reduce((sum, m) => sum + 4 + encode(m.content).length, 3);
+  const prompt = chatPromptTokens(req.messages, encode);
   return prompt + req.samples * (req.maxTokens ?? prompt);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GoO } from '../goo/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
 import { TaskRefSchema } from '../tasks/declarative/schema';
-import { DEFAULT_PRICING, DEFAULT_REASK, SIMULATED_MODEL } from './wire';
+import { DEFAULT_PRICING, DEFAULT_REASK, DEFAULT_STALL_SECONDS, SIMULATED_MODEL } from './wire';
 
 /**
  * The public contract of one run: what a client (any language) sends to start the Controller
@@ -29,7 +29,7 @@ export const LlmSettings = z.strictObject({
    */
   minTokensPerSecond: z.number().positive().max(10_000).default(5),
   /** A streamed answer (endpoints that stream) that sends nothing this long is given up and asked again. */
-  stallSeconds: z.number().positive().max(3600).default(60),
+  stallSeconds: z.number().positive().max(3600).default(DEFAULT_STALL_SECONDS),
   /** A call whose worker stops heartbeating this long is retried elsewhere (how a crashed worker is noticed). */
   heartbeatSeconds: z.number().positive().max(600).default(30),
   /**

@@ -56,6 +56,9 @@ export const PATCH = {
   reask: 'reask-unusable',
 } as const;
 
+/** How long a streamed answer may send nothing before it is given up as stalled (`llm.stallSeconds`). */
+export const DEFAULT_STALL_SECONDS = 60;
+
 /** Re-asking an LLM step whose answers are unusable: at most twice, and only when none is usable. */
 export const DEFAULT_REASK = { max: 2, belowShare: 0 } as const;
 

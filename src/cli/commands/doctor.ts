@@ -96,11 +96,10 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
     close = () => sim.close();
     endpoint = { baseURL: sim.baseURL, apiKey: 'simulated', supportsN: true };
   } else if (o.llm === 'local') {
-    const { ensureLocalModel } = await import('../../localllm/model');
-    const { startLocalLlm } = await import('../../localllm/server');
-    const local = await startLocalLlm({ modelPath: await ensureLocalModel({ log }), port: 0, log });
-    close = () => local.close();
-    endpoint = { baseURL: local.baseURL, apiKey: 'local', supportsN: true, stream: true };
+    const { startLocalModel } = await import('../../localllm/start');
+    const local = await startLocalModel(log);
+    close = () => local.llm.close();
+    endpoint = local.endpoint;
   } else {
     const configured = endpointFromEnv();
     if (!configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
