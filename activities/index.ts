@@ -9,6 +9,7 @@ import { costOf } from '../src/llm/cost';
 import { classifyLlmError } from '../src/llm/errors';
 import { checkRun } from '../src/run/check';
 import { FAILURE } from '../src/run/wire';
+import type { PayloadStore } from '../src/store/payload-store';
 import { type TaskRef, taskIdOf } from '../src/tasks/declarative/schema';
 import { resolveTask } from '../src/tasks/registry';
 import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
@@ -20,6 +21,7 @@ import type {
   LocalResult,
   LocalStep,
   PreparedRun,
+  ProblemField,
   ScoreStep,
   ScoreStepResult,
   StepThought,
@@ -33,6 +35,8 @@ export interface ActivityDeps {
   cache?: ResponseCache;
   /** How often a running LLM call reports liveness, so a dead worker is noticed quickly. */
   heartbeatIntervalMs?: number;
+  /** Where large problems are kept (`GOT_STORE`): steps then carry a reference instead of the documents. */
+  store?: PayloadStore;
 }
 
 /**
@@ -40,7 +44,17 @@ export interface ActivityDeps {
  * task-agnostic interpreter of the GoO. Built as closures over their dependencies (the LLM client),
  * which the worker wires once.
  */
-export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: ActivityDeps) {
+export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, store }: ActivityDeps) {
+  /** The step's problem: inline, or read from the payload store (once per worker, then from memory). */
+  async function problemOf(step: ProblemField): Promise<unknown> {
+    if (!step.problemRef) return step.problem;
+    if (!store)
+      throw new Error(
+        `the run keeps its problem in the payload store (blob ${step.problemRef.key}), and this worker has none (GOT_STORE=off): give it the deployment's store`,
+      );
+    return store.getValue(step.problemRef);
+  }
+
   /** Calls the model with heartbeats and cancellation, turning faults into classified Temporal failures. */
   async function complete(step: { samples: number; llm: LlmStep['llm']; seed: number }, messages: ChatMessage[]) {
     const ctx = Context.current();
@@ -121,18 +135,26 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
     }
   }
 
+  /** A local step's task, problem and thoughts. */
+  async function localOf(step: LocalStep) {
+    return { t: taskOf(step.task), problem: await problemOf(step), states: step.states };
+  }
+
   return {
     /** Checks a run request against its task and returns the problem's root thought. */
     async prepareRun(input: unknown): Promise<PreparedRun> {
       try {
-        const { task, problem, request } = checkRun(input);
+        const { task, problem, request } = checkRun(input, { storeThreshold: store?.threshold });
         const { problem: sent, ...checked } = request;
         const reparsed = !isDeepStrictEqual(problem, sent);
+        // A large problem is stored once; the workflow hands its steps the reference (if its path takes it).
+        const problemRef = store?.holdsValue(problem) ? await store.putValue(problem) : undefined;
         return {
           rootState: task.rootState(problem),
           higherIsBetter: task.higherIsBetter,
           request: checked,
-          ...(reparsed ? { problem } : {}),
+          ...(reparsed && !problemRef ? { problem } : {}),
+          ...(problemRef ? { problemRef } : {}),
         };
       } catch (e) {
         if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, FAILURE.validation, e.issues);
@@ -142,7 +164,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
 
     async callLlm(step: LlmStep): Promise<LlmStepResult> {
       const task = taskOf(step.task);
-      const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem: step.problem };
+      const problem = await problemOf(step);
+      const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem };
       const { completion, ...meta } = await complete(step, buildPrompt(task, request));
       const asked = step.checks?.length ? step.checks : undefined;
       const answers = completion.texts.map((text, i) => {
@@ -152,7 +175,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
           (t): StepThought => ({
             ...t,
             ...(reasoning ? { reasoning } : {}),
-            ...(asked ? { checks: localChecks(task, asked, t.state, step.problem) } : {}),
+            ...(asked ? { checks: localChecks(task, asked, t.state, problem) } : {}),
           }),
         );
       });
@@ -163,7 +186,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
       const scorer = taskOf(step.task).llmScorers?.[step.scorer];
       if (!scorer)
         throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, FAILURE.validation);
-      const { completion, ...meta } = await complete(step, scorer.buildPrompt(step.state, step.problem));
+      const { completion, ...meta } = await complete(step, scorer.buildPrompt(step.state, await problemOf(step)));
       const ratings = completion.texts.map((text) => {
         try {
           return scorer.parseRatings(text);
@@ -176,18 +199,18 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000 }: Ac
     },
 
     /** Local steps for thoughts no LLM step has checked (the root; runs recorded before checks moved into LLM steps). */
-    async scoreThoughts({ task, problem, states }: LocalStep): Promise<LocalResult<number>> {
-      const t = taskOf(task);
+    async scoreThoughts(step: LocalStep): Promise<LocalResult<number>> {
+      const { t, problem, states } = await localOf(step);
       return { values: states.map((s) => t.score!(s, problem)), at: Date.now() };
     },
 
-    async validateThoughts({ task, problem, states }: LocalStep): Promise<LocalResult<boolean>> {
-      const t = taskOf(task);
+    async validateThoughts(step: LocalStep): Promise<LocalResult<boolean>> {
+      const { t, problem, states } = await localOf(step);
       return { values: states.map((s) => t.validate!(s, problem)), at: Date.now() };
     },
 
-    async checkGroundTruth({ task, problem, states }: LocalStep): Promise<LocalResult<boolean>> {
-      const t = taskOf(task);
+    async checkGroundTruth(step: LocalStep): Promise<LocalResult<boolean>> {
+      const { t, problem, states } = await localOf(step);
       return { values: states.map((s) => t.groundTruth!(s, problem)), at: Date.now() };
     },
   };

@@ -1,17 +1,27 @@
 import type { ThoughtState, Usage } from '../src/grs/types';
 import type { LlmSettings, RunRequest } from '../src/run/request';
+import type { StoredRef } from '../src/store/payload-store';
 import type { TaskRef } from '../src/tasks/declarative/schema';
 import type { ParsedThought } from '../src/tasks/task';
 
+/**
+ * Where a step finds the run's problem: inline, or (runs since the `claim-check` patch, problems
+ * above the store's threshold) as a reference into the payload store, so the documents of a merge
+ * are not copied into every step's input (docs/decisions.md 32).
+ */
+export interface ProblemField {
+  problem?: unknown;
+  problemRef?: StoredRef;
+}
+
 /** One LLM step of an operation: a prompt built from input thoughts, sampled `samples` times. */
-export interface LlmStep {
+export interface LlmStep extends ProblemField {
   /** A built-in task's id or a task declaration (small; it travels with every step). */
   task: TaskRef;
   purpose: 'generate' | 'aggregate' | 'improve';
   prompt: string;
   params: Record<string, unknown>;
   thoughts: ThoughtState[];
-  problem: unknown;
   samples: number;
   llm: LlmSettings;
   seed: number;
@@ -63,17 +73,15 @@ export interface LlmStepResult extends CallReport {
   checks?: LocalChecks[][];
 }
 
-export interface LocalStep {
+export interface LocalStep extends ProblemField {
   task: TaskRef;
-  problem: unknown;
   states: ThoughtState[];
 }
 
 /** One LLM judgement of one thought, sampled `samples` times. */
-export interface ScoreStep {
+export interface ScoreStep extends ProblemField {
   task: TaskRef;
   scorer: string;
-  problem: unknown;
   state: ThoughtState;
   samples: number;
   llm: LlmSettings;
@@ -103,4 +111,6 @@ export interface PreparedRun {
    * problem schema fills in defaults or normalises), so a large problem is not recorded twice.
    */
   problem?: unknown;
+  /** The problem kept in the payload store (a large one, when the worker has a store): steps carry this instead of it. */
+  problemRef?: StoredRef;
 }

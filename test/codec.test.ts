@@ -423,6 +423,6 @@ describe('an encrypted run', () => {
     expect(o.corsOrigins).toEqual(['http://ui:8080', 'http://localhost:8080']);
     expect(o.authorization).toBe(AUTH);
     expect((o.codec as AesGcmCodec).keyIds).toEqual(['k2', 'k1']);
-    expect(() => codecServerOptionsFromEnv({})).toThrow(/GOT_CODEC_KEYS is not set/);
+    expect(() => codecServerOptionsFromEnv({ GOT_STORE: 'off' })).toThrow(/GOT_CODEC_KEYS is not set and GOT_STORE is off/);
   });
 });

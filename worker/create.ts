@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { payloadStoreOf } from '../src/codec/data-converter';
 import { FileResponseCache } from '../src/llm/cache';
 import { LlmClient, type LlmEndpoint } from '../src/llm/client';
 import type { RateLimits } from '../src/llm/rate-limit';
@@ -51,6 +52,8 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
       // Failure messages stay plain under encryption: then they quote nothing an endpoint sent back.
       llm: new LlmClient(o.llm, o.rateLimits, { quoteBodies: !o.dataConverter?.payloadCodecs?.length }),
       cache: new FileResponseCache(o.cacheDir ?? defaultCacheDir()),
+      // The store the data converter keeps large payloads in also holds large problems, read by reference.
+      store: payloadStoreOf(o.dataConverter),
     }),
     // A cluster-wide request rate for this task queue, enforced by the server across all workers.
     ...(o.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: o.taskQueueActivitiesPerSecond } : {}),

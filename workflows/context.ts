@@ -1,5 +1,5 @@
 import type { ActivityInterfaceFor, ActivityOptions, LocalActivityInterfaceFor } from '@temporalio/workflow';
-import type { GotActivities, LocalCheck, LocalChecks } from '../activities';
+import type { GotActivities, LocalCheck, LocalChecks, ProblemField } from '../activities';
 import type { AnalyzedGoO } from '../src/goo/graph';
 import type { Operation } from '../src/goo/schema';
 import type { GrsRecorder } from '../src/grs/recorder';
@@ -20,6 +20,8 @@ export interface RunContext {
   readonly grs: GrsRecorder;
   /** The problem's root thought: the input of every operation without input operations. */
   readonly root: Thought;
+  /** How steps receive the run's problem: inline, or a reference into the payload store. */
+  readonly problem: ProblemField;
   /** Which generation of the Controller's behaviour this run takes (see `paths/`). */
   readonly path: RunPath;
   readonly humans: HumanScoring;

@@ -22,6 +22,7 @@ import { grsQuery, progressQuery } from './definitions';
 import { runFailed } from './failures';
 import { HumanScoring } from './human-scores';
 import { beforeFastSteps } from './paths/before-fast-steps';
+import { claimCheck } from './paths/claim-check';
 import { fastSteps } from './paths/fast-steps';
 import { reaskUnusable } from './paths/reask-unusable';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
@@ -44,7 +45,13 @@ const { grsReplay } = proxySinks<GrsReplaySinks>();
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   // The one place a run's generation is chosen: retiring a patch deletes its path's file.
-  const path = patched(PATCH.reask) ? reaskUnusable : patched(PATCH.fastSteps) ? fastSteps : beforeFastSteps;
+  const path = patched(PATCH.claimCheck)
+    ? claimCheck
+    : patched(PATCH.reask)
+      ? reaskUnusable
+      : patched(PATCH.fastSteps)
+        ? fastSteps
+        : beforeFastSteps;
   const humans = new HumanScoring();
   const local = proxyLocalActivities<GotActivities>({
     startToCloseTimeout: '30s',
@@ -71,6 +78,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     analyzed,
     grs,
     root: grs.addRoot(prepared.rootState),
+    problem: path.problemByReference && prepared.problemRef ? { problemRef: prepared.problemRef } : { problem: request.problem },
     path,
     humans,
     llm: proxyActivities<GotActivities>(llmOptions),

@@ -276,7 +276,9 @@ program
 
 program
   .command('codec-server')
-  .description('serve the payload codec (encode/decode with GOT_CODEC_KEYS) for the Web UI and `temporal --codec-endpoint`')
+  .description(
+    'serve the payload codec for the Web UI and `temporal --codec-endpoint`: decrypts with GOT_CODEC_KEYS and reads stored payloads from GOT_STORE',
+  )
   .option('--host <ip>', 'interface to listen on', '127.0.0.1')
   .option('--port <n>', 'port', int('--port'), 8888)
   .option('--cors-origin <origin>', 'a Web UI origin allowed to call it (env GOT_CODEC_CORS_ORIGINS, comma-separated)')

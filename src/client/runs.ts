@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { payloadStoreOf } from '../codec/data-converter';
 import type { Grs } from '../grs/types';
 import { checkRun } from '../run/check';
 import type { Progress, RunRequest, RunRequestInput, RunResult } from '../run/request';
@@ -30,7 +31,8 @@ export async function startRun(
   request: RunRequestInput,
   o: StartOptions = {},
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
-  return startCheckedRun(client, checkRun(request).request, o);
+  // Payloads above the client's store threshold travel as references: only very wide steps are limited then.
+  return startCheckedRun(client, checkRun(request, { storeThreshold: payloadStoreOf(client.options.dataConverter)?.threshold }).request, o);
 }
 
 /** Starts the Controller on a request `checkRun` has already accepted in this process (the worker checks it again: its own boundary). */

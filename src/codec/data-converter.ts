@@ -1,4 +1,6 @@
 import type { DataConverter, Payload } from '@temporalio/common';
+import { externalStorageOf, payloadStoreFromEnv } from '../store/config';
+import { PayloadStore } from '../store/payload-store';
 import { AesGcmCodec, isEncrypted, keyIdOf } from './aes-gcm-codec';
 import { CODEC_KEYS_ENV, codecKeysFromEnv } from './keys';
 
@@ -13,11 +15,24 @@ export function codecFromEnv(env: NodeJS.ProcessEnv = process.env): AesGcmCodec 
 
 /**
  * The data converter every client, worker and replayer of one deployment must share: payloads are
- * encrypted with the `GOT_CODEC_KEYS` codec, or left as they are (undefined) when no key is set.
+ * encrypted with the `GOT_CODEC_KEYS` codec (when set), and those above the store's threshold are
+ * kept in the payload store (`GOT_STORE`, a folder by default) with only a reference in the history.
+ * Undefined when neither applies (no keys, `GOT_STORE=off`).
  */
 export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
   const codec = codecFromEnv(env);
-  return codec ? { payloadCodecs: [codec] } : undefined;
+  const codecs = codec ? [codec] : [];
+  const store = payloadStoreFromEnv(codecs, env);
+  if (!codec && !store) return undefined;
+  return {
+    ...(codec ? { payloadCodecs: codecs } : {}),
+    ...(store ? { externalStorage: externalStorageOf(store) } : {}),
+  };
+}
+
+/** The payload store a data converter keeps large payloads in, if any (workers pass it to their activities). */
+export function payloadStoreOf(dataConverter: DataConverter | undefined): PayloadStore | undefined {
+  return dataConverter?.externalStorage?.drivers.find((d): d is PayloadStore => d instanceof PayloadStore);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * A Temporal codec server: lets the Web UI (and `temporal --codec-endpoint`) show encrypted
  * payloads in plain text to someone who holds the keys, without the Temporal server ever seeing
- * them. The protocol is Temporal's: `POST <endpoint>/decode` and `POST <endpoint>/encode` with a
+ * them, and resolves payloads kept in the payload store (`GOT_STORE`) so the UI shows them instead
+ * of their references. The protocol is Temporal's: `POST <endpoint>/decode` and `POST <endpoint>/encode` with a
  * JSON body `{ "payloads": [{ "metadata": { "<key>": "<base64>" }, "data": "<base64>" }] }`,
  * answered in the same shape. The UI sends the namespace in `X-Namespace` (one keyring serves all
  * namespaces here) and, when configured to, the user's `Authorization` header.
@@ -9,9 +10,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { ExternalStorage, Payload, PayloadCodec } from '@temporalio/common';
+import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 import proto from '@temporalio/proto';
-import { codecFromEnv } from './data-converter';
+import { codecFromEnv, dataConverterFromEnv } from './data-converter';
 import { CODEC_KEYS_ENV } from './keys';
 
 const Payloads = proto.temporal.api.common.v1.Payloads;
@@ -26,7 +28,10 @@ export const DEFAULT_CORS_ORIGINS = ['http://localhost:8233', 'http://127.0.0.1:
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface CodecServerOptions {
-  codec: PayloadCodec;
+  /** Decrypts (and encrypts) payloads; absent when payloads are not encrypted. */
+  codec?: PayloadCodec | undefined;
+  /** Where payloads kept out of the history are read from on decode; absent when there is no store. */
+  externalStorage?: ExternalStorage | undefined;
   /** Default 8888; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1; `0.0.0.0` in a container. */
@@ -55,16 +60,25 @@ class HttpError extends Error {
   }
 }
 
-/** The codec server's options from the environment: keys from GOT_CODEC_KEYS (required), GOT_CODEC_CORS_ORIGINS, GOT_CODEC_AUTH. */
+/** The codec server's options from the environment: keys from GOT_CODEC_KEYS, the store from GOT_STORE (one of them needed), GOT_CODEC_CORS_ORIGINS, GOT_CODEC_AUTH. */
 export function codecServerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<CodecServerOptions, 'port' | 'host' | 'log'> {
   const codec = codecFromEnv(env);
-  if (!codec) throw new Error(`${CODEC_KEYS_ENV} is not set: the codec server needs the keys the payloads were encrypted with`);
+  const externalStorage = dataConverterFromEnv(env)?.externalStorage;
+  if (!codec && !externalStorage)
+    throw new Error(
+      `${CODEC_KEYS_ENV} is not set and GOT_STORE is off: the codec server needs the keys the payloads were encrypted with, or the store they are kept in`,
+    );
   const origins = env[CODEC_CORS_ORIGINS_ENV]
     ?.split(',')
     .map((o) => o.trim())
     .filter(Boolean);
   const authorization = env[CODEC_AUTH_ENV]?.trim();
-  return { codec, corsOrigins: origins?.length ? origins : DEFAULT_CORS_ORIGINS, ...(authorization ? { authorization } : {}) };
+  return {
+    codec,
+    externalStorage,
+    corsOrigins: origins?.length ? origins : DEFAULT_CORS_ORIGINS,
+    ...(authorization ? { authorization } : {}),
+  };
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -102,6 +116,13 @@ function parsePayloads(raw: string): Payload[] {
 export async function startCodecServer(o: CodecServerOptions): Promise<CodecServer> {
   const origins = o.corsOrigins ?? DEFAULT_CORS_ORIGINS;
   const log = o.log ?? (() => undefined);
+  const stored = o.externalStorage ? new ExternalStorageRunner(o.externalStorage) : undefined;
+  const encode = async (payloads: Payload[]) => (o.codec ? o.codec.encode(payloads) : payloads);
+  // References are resolved first: what the store holds was encoded (encrypted) before it was stored.
+  const decode = async (payloads: Payload[]) => {
+    const resolved = stored ? await stored.retrieve(payloads) : payloads;
+    return o.codec ? o.codec.decode(resolved) : resolved;
+  };
 
   function cors(req: IncomingMessage, res: ServerResponse) {
     const origin = req.headers.origin;
@@ -137,7 +158,7 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
     const payloads = parsePayloads(await readBody(req));
     let out: Payload[];
     try {
-      out = action === 'encode' ? await o.codec.encode(payloads) : await o.codec.decode(payloads);
+      out = action === 'encode' ? await encode(payloads) : await decode(payloads);
     } catch (e) {
       throw new HttpError(400, e instanceof Error ? e.message : String(e));
     }

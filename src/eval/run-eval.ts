@@ -8,6 +8,7 @@ import { exitOnInterrupt, startRuntimeFor, taskQueueOf } from '../cli/runtime';
 import { checkRun } from '../run/check';
 import type { RunRequestInput, RunResult } from '../run/request';
 import { WORKFLOW_TYPE } from '../run/wire';
+import { payloadRouteFromEnv } from '../store/route';
 import { getTask } from '../tasks/registry';
 import { figureSpec, renderFigure } from './figure';
 import { type EvalJob, jobKey, planJobs } from './plan';
@@ -45,7 +46,8 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   const samples = sampleIds(o);
   const jobs = planJobs(task.id, o.schemes, o.sizes, samples);
   const requests = new Map(jobs.map((j) => [jobKey(j), requestFor(j, o)])); // every input checked before anything starts
-  for (const r of requests.values()) checkRun(r);
+  const route = payloadRouteFromEnv();
+  for (const r of requests.values()) checkRun(r, route);
 
   const evalId = evaluationId(out);
   const journal = new ResultJournal(join(out, 'runs.jsonl'));

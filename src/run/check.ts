@@ -18,7 +18,13 @@ export interface CheckedRun {
  * the task, its problem, and whether the task can serve every operation of the GoO. Clients call
  * it before starting a workflow; the workflow's first step calls it again for clients that did not.
  */
-export function checkRun(input: RunRequestInput | unknown): CheckedRun {
+/** How the checking side sends payloads: with a payload store, those above its threshold are kept there. */
+export interface PayloadRoute {
+  /** The store's threshold in bytes; undefined when there is no store (`GOT_STORE=off`). */
+  storeThreshold?: number | undefined;
+}
+
+export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute = {}): CheckedRun {
   const parsed = RunRequest.safeParse(input);
   if (!parsed.success) throw new ValidationError('run request', requestIssues(parsed.error, input));
   const request = parsed.data;
@@ -44,7 +50,10 @@ export function checkRun(input: RunRequestInput | unknown): CheckedRun {
     }
   });
   // A run whose payloads cannot fit Temporal's limits would retry its workflow task forever: refuse it now.
-  if (problem.success) issues.push(...footprintIssues(jsonBytes(request.problem), gooWidth(analyzed, request.llm.fanOut === 'perSample')));
+  if (problem.success)
+    issues.push(
+      ...footprintIssues(jsonBytes(request.problem), gooWidth(analyzed, request.llm.fanOut === 'perSample'), route.storeThreshold),
+    );
   if (issues.length) throw new ValidationError('run request', issues);
   return { request, analyzed, task, problem: problem.data };
 }

@@ -54,6 +54,8 @@ export const PATCH = {
   fastSteps: 'fast-steps',
   /** LLM steps ask again when their answers are unusable; a run with no valid final thought says so. */
   reask: 'reask-unusable',
+  /** A large problem is kept in the payload store and steps carry its reference instead of it. */
+  claimCheck: 'claim-check',
 } as const;
 
 /** How long a streamed answer may send nothing before it is given up as stalled (`llm.stallSeconds`). */

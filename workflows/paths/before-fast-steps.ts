@@ -42,4 +42,5 @@ export const beforeFastSteps: RunPath = {
   takesFreeSlotAtOnce: false,
   survivesUnusableAnswers: false,
   sizesTimeoutsByTokens: false,
+  problemByReference: false,
 };

@@ -31,6 +31,7 @@ export const fastSteps: RunPath = {
   takesFreeSlotAtOnce: true,
   survivesUnusableAnswers: false,
   sizesTimeoutsByTokens: false,
+  problemByReference: false,
 };
 
 /** The task's local checks a GoO uses, so its LLM steps compute them on each new thought. */

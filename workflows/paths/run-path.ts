@@ -43,4 +43,6 @@ export interface RunPath {
   readonly survivesUnusableAnswers: boolean;
   /** An LLM call's timeout grows with the tokens it may generate (`llm.minTokensPerSecond`). */
   readonly sizesTimeoutsByTokens: boolean;
+  /** Steps carry a reference to a problem the worker kept in the payload store instead of the problem. */
+  readonly problemByReference: boolean;
 }

@@ -23,7 +23,7 @@ async function judge(ctx: RunContext, { op, clock }: OperationRun, scorer: LlmSc
   const step = {
     task: request.task,
     scorer: scorer.prompt,
-    problem: request.problem,
+    ...ctx.problem,
     state: thought.state,
     samples: scorer.samples,
     llm: request.llm,

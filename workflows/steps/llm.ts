@@ -70,7 +70,7 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
     prompt: op.prompt,
     params: op.params ?? {},
     thoughts: inputs.map((t) => t.state),
-    problem: request.problem,
+    ...ctx.problem,
     samples: n,
     llm: request.llm,
     seed,

@@ -49,8 +49,8 @@ export function known<K extends keyof LocalChecks>(ctx: RunContext, inputs: Thou
 }
 
 /** The input of a local step: the task, its problem and the thoughts' states. */
-export function localStep({ request }: RunContext, thoughts: Thought[]) {
-  return { task: request.task, problem: request.problem, states: thoughts.map((t) => t.state) };
+export function localStep({ request, problem }: RunContext, thoughts: Thought[]) {
+  return { task: request.task, ...problem, states: thoughts.map((t) => t.state) };
 }
 
 /**

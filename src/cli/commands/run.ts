@@ -5,6 +5,7 @@ import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput } from '../../run/request';
 import { DEFAULT_PRICING } from '../../run/wire';
+import { payloadRouteFromEnv } from '../../store/route';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
@@ -107,7 +108,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
 
 export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport | undefined> {
   const request = requestFromOptions(o);
-  const { request: checked } = checkRun(request); // refuse bad input before a server, a worker or an LLM is touched
+  const { request: checked } = checkRun(request, payloadRouteFromEnv()); // refuse bad input before a server, a worker or an LLM is touched
   if (o.dryRun) {
     console.log(JSON.stringify(request, null, 2));
     return undefined;

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import {
+  defaultPayloadConverter,
+  type Payload,
+  type PayloadCodec,
+  type StorageDriver,
+  StorageDriverClaim,
+  type StorageDriverRetrieveContext,
+  type StorageDriverStoreContext,
+} from '@temporalio/common';
+import proto from '@temporalio/proto';
+import type { BlobStore } from './blob-store';
+
+const PayloadProto = proto.temporal.api.common.v1.Payload;
+
+/** The driver name written into every reference: readers find the store by it. */
+export const STORE_DRIVER_NAME = 'got-store';
+
+/** A value kept in the store instead of travelling inline: its blob's key and size. */
+export interface StoredRef {
+  /** SHA-256 of the stored bytes (the encoded, possibly encrypted, payload). */
+  key: string;
+  bytes: number;
+}
+
+const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * The claim check (docs/decisions.md 32). Temporal's External Storage hands it every payload above
+ * the threshold (after the codecs, so what is stored is encrypted when the payloads are), and it
+ * keeps them in a blob store under their content hash: only a small reference enters the history.
+ * It also stores values the workflow passes by reference itself (a run's problem, which every step
+ * of a document merge would otherwise carry), encoded with the same codecs.
+ */
+export class PayloadStore implements StorageDriver {
+  readonly name = STORE_DRIVER_NAME;
+  readonly type = 'got.blob-store';
+  /** Decoded values by key: a worker reads a run's problem once, however many steps use it. */
+  private readonly values = new Map<string, Promise<unknown>>();
+
+  constructor(
+    readonly blobs: BlobStore,
+    /** The deployment's codecs (encryption), applied before storing and undone after reading. */
+    readonly codecs: readonly PayloadCodec[] = [],
+    /** Values whose JSON is at least this long are worth storing (the External Storage threshold). */
+    readonly threshold = 32 * 1024,
+    /** How many decoded values to keep in memory. */
+    private readonly keepValues = 8,
+  ) {}
+
+  /** Whether a value is large enough to keep here rather than inline. */
+  holdsValue(value: unknown): boolean {
+    return JSON.stringify(value).length >= this.threshold;
+  }
+
+  async store(_context: StorageDriverStoreContext, payloads: Payload[]): Promise<StorageDriverClaim[]> {
+    return Promise.all(
+      payloads.map(async (payload) => {
+        const bytes = PayloadProto.encode(payload).finish();
+        const key = sha256(bytes);
+        await this.blobs.put(key, bytes);
+        return new StorageDriverClaim({ key });
+      }),
+    );
+  }
+
+  async retrieve(_context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
+    return Promise.all(claims.map(async (claim) => PayloadProto.decode(await this.blobs.get(keyOf(claim.claimData)))));
+  }
+
+  /** Stores a JSON value (encoded and encrypted like any payload) and returns its reference. */
+  async putValue(value: unknown): Promise<StoredRef> {
+    let payload = defaultPayloadConverter.toPayload(value);
+    for (const codec of this.codecs) payload = (await codec.encode([payload]))[0]!;
+    const bytes = PayloadProto.encode(payload).finish();
+    const key = sha256(bytes);
+    await this.blobs.put(key, bytes);
+    return { key, bytes: bytes.length };
+  }
+
+  /** Reads a value `putValue` stored, from memory when it was read lately. */
+  getValue<T>(ref: StoredRef): Promise<T> {
+    let value = this.values.get(ref.key);
+    if (!value) {
+      value = this.readValue(ref.key);
+      // A failed read is not remembered: the next step tries again (the store may have been down).
+      value.catch(() => this.values.delete(ref.key));
+      this.values.set(ref.key, value);
+      if (this.values.size > this.keepValues) this.values.delete(this.values.keys().next().value!);
+    }
+    return value as Promise<T>;
+  }
+
+  private async readValue(key: string): Promise<unknown> {
+    let payload: Payload = PayloadProto.decode(await this.blobs.get(key));
+    for (const codec of [...this.codecs].reverse()) payload = (await codec.decode([payload]))[0]!;
+    return defaultPayloadConverter.fromPayload(payload);
+  }
+}
+
+function keyOf(claim: Record<string, string>): string {
+  const key = claim.key;
+  if (typeof key !== 'string' || !key) throw new Error(`a ${STORE_DRIVER_NAME} reference without a key: ${JSON.stringify(claim)}`);
+  return key;
+}
