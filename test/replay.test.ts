@@ -28,9 +28,11 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url)
 /**
  * Recorded before the fast-steps patch (request parsed in the workflow, local activities for
  * checks), then with it (LLM results carrying checks as a parallel array), then with each thought
- * carrying its own checks, then with steps that re-ask unusable answers (the `reask-unusable` patch).
+ * carrying its own checks, then with steps that re-ask unusable answers (the `reask-unusable` patch),
+ * then with large problems passed to steps by reference (the `claim-check` patch; recorded without a
+ * store, so the fixtures hold every payload).
  */
-const GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks', '4-reask-unusable'];
+const GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks', '4-reask-unusable', '5-claim-check'];
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
   'doc-merge-got-4',
@@ -105,7 +107,14 @@ describe('recorded histories replay against the current Controller', () => {
     const localChecks = (history: History) =>
       history.events!.filter((e) => /^(scoreThoughts|validateThoughts|checkGroundTruth)$/.test(localActivityType(e) ?? '')).length;
     for (const { name, history } of fixtures) {
-      expect(patchesOf(history), name).toEqual(name.startsWith('1-') ? [] : name.startsWith('4-') ? [PATCH.reask] : [PATCH.fastSteps]);
+      const patches = name.startsWith('1-')
+        ? []
+        : name.startsWith('4-')
+          ? [PATCH.reask]
+          : name.startsWith('5-')
+            ? [PATCH.claimCheck]
+            : [PATCH.fastSteps];
+      expect(patchesOf(history), name).toEqual(patches);
       // With the patch, thoughts are checked by the LLM step that made them: no local activity does it.
       if (!name.startsWith('1-')) expect(localChecks(history), name).toBe(0);
     }

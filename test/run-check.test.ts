@@ -292,6 +292,18 @@ describe('a run whose payloads would not fit Temporal', () => {
     );
   });
 
+  it('accepts it with a payload store: the documents are stored once and steps carry a reference', () => {
+    expect(() => checkRun(merge(8, 95_000), { storeThreshold: 32 * 1024 })).not.toThrow();
+  });
+
+  it('refuses, with a store, only a step so wide that its inline payloads overflow a workflow task', () => {
+    const wide = { ...merge(8, 95_000), llm: { fanOut: 'perSample' as const } };
+    wide.goo = { operations: [{ id: 'fan', type: 'generate', prompt: 'merge', k: 100 }] };
+    const issues = validationIssues(() => checkRun(wide, { storeThreshold: 32 * 1024 }));
+    expect(issues.map((i) => i.path)).toEqual(['goo']);
+    expect(issues[0]!.message).toMatch(/operation "fan" starts up to 100 LLM calls at once, .* lower GOT_STORE_THRESHOLD_BYTES/);
+  });
+
   it('accepts the same merge when it fits', () => {
     expect(() => checkRun(merge(4, 20_000))).not.toThrow();
     expect(gooWidth(validateGoO(merge(8, 95_000).goo as GoO), false)).toEqual({ widestCalls: 10, widestOperation: expect.any(String) });
