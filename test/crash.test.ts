@@ -3,17 +3,19 @@
  * restarted): a worker process SIGKILLed in the middle of a run, and the server itself killed and
  * restarted on the same database in the middle of a run. In both cases the run must finish with the
  * answer an uninterrupted run gives, pay no completed LLM call twice, and keep a history from which
- * `inspect` rebuilds exactly the GRS the run returned.
+ * `inspect` rebuilds exactly the GRS the run returned. Client and workers share a payload store with
+ * a low threshold, so the problem and the drafts live outside the history and must survive too.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import proto, { type temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
+import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort, isAlive } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
@@ -63,10 +65,13 @@ async function ownServer(port: number, dbFile: string): Promise<DevServerHandle>
   return server;
 }
 
+/** The store every process of these tests shares: a folder, and a threshold low enough that the documents and drafts go there. */
+const storeEnv = () => ({ GOT_STORE: join(tmp, 'store'), GOT_STORE_THRESHOLD_BYTES: '2048' });
+
 async function connect(address: string): Promise<Client> {
   const connection = await Connection.connect({ address });
   connections.push(connection);
-  return new Client({ connection });
+  return new Client({ connection, dataConverter: dataConverterFromEnv(storeEnv()) });
 }
 
 async function simLlm(): Promise<SimulatedLlm> {
@@ -81,6 +86,7 @@ async function workerProcess(address: string, taskQueue: string, llm: SimulatedL
     GOT_TASK_QUEUE: taskQueue,
     OPENAI_BASE_URL: llm.baseURL,
     OPENAI_API_KEY: 'sim',
+    ...storeEnv(),
   });
   workers.push(worker);
   return worker;
@@ -217,8 +223,14 @@ describe('crashes in the middle of a run', () => {
     expect(result.grs.calls.filter((c) => c.attempt === 1).length).toBeGreaterThanOrEqual(atKill.completed);
 
     // The history (with the crash in it) still replays to exactly the GRS the run returned.
-    const { grs } = await inspectRun(client, handle.workflowId, undefined, { workflowBundle: bundle });
+    const { grs, history } = await inspectRun(client, handle.workflowId, undefined, { workflowBundle: bundle });
     expect(grs).toEqual(result.grs);
+    // The problem went to the steps by reference: the stored copy outlived the worker that wrote it.
+    const raw = await new Client({ connection: client.connection }).workflow.getHandle(handle.workflowId).fetchHistory();
+    expect(Buffer.from(proto.temporal.api.history.v1.History.encode(raw).finish()).toString('latin1')).toContain(
+      'ExternalStorageReference',
+    );
+    expect(history.events!.length).toBe(raw.events!.length);
 
     console.log(
       `[crash] worker SIGKILL: reference ${referenceRequests} requests; crash run ${crashRequests} requests ` +

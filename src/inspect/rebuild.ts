@@ -48,7 +48,9 @@ export async function inspectRun(
   o: RebuildOptions = {},
 ): Promise<{ grs: Grs; history: History }> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  const clientCodecs = client.options.dataConverter.payloadCodecs?.length ? { dataConverter: client.options.dataConverter } : {};
+  // The client's codecs and store read the history as it was written; a plain client leaves it to the environment's.
+  const converter = client.options.dataConverter;
+  const clientCodecs = converter.payloadCodecs?.length || converter.externalStorage ? { dataConverter: converter } : {};
   return { grs: await rebuildGrs(history, { ...clientCodecs, ...o }), history };
 }
 

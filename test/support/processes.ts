@@ -12,6 +12,8 @@ export interface WorkerProcessEnv {
   OPENAI_BASE_URL: string;
   OPENAI_API_KEY?: string;
   TEMPORAL_NAMESPACE?: string;
+  GOT_STORE?: string;
+  GOT_STORE_THRESHOLD_BYTES?: string;
 }
 
 export interface WorkerProcess {
