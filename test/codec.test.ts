@@ -96,8 +96,11 @@ describe('GOT_CODEC_KEYS', () => {
   const key = Buffer.alloc(32, 7).toString('base64');
 
   it('is optional: unset or blank means plain payloads', () => {
-    expect(dataConverterFromEnv({})).toBeUndefined();
-    expect(dataConverterFromEnv({ GOT_CODEC_KEYS: '  ' })).toBeUndefined();
+    expect(dataConverterFromEnv({ GOT_STORE: 'off' })).toBeUndefined();
+    expect(dataConverterFromEnv({ GOT_STORE: 'off', GOT_CODEC_KEYS: '  ' })).toBeUndefined();
+    // With the default store, payloads are stored (not encrypted) above the threshold.
+    expect(dataConverterFromEnv({}) ?? {}).not.toHaveProperty('payloadCodecs');
+    expect(dataConverterFromEnv({})?.externalStorage).toBeDefined();
     expect(codecKeysFromEnv({})).toBeUndefined();
   });
 
