@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
@@ -92,7 +93,7 @@ export interface BenchEnv {
 }
 
 /** A private dev server (in memory), a simulated LLM and workers on demand: one benchmark's world. */
-export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<BenchEnv> {
+export async function startBenchEnv(llmOptions: SimLlmOptions = {}, dataConverter?: DataConverter): Promise<BenchEnv> {
   if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('ERROR') });
   const server = await startDevServer({ binary: await ensureTemporalCli(), port: await freePort(), ui: false });
   const llm = await startRemoteLlm(llmOptions);
@@ -100,7 +101,7 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
   const bundle = await bundleGotWorkflows();
   const natives: NativeConnection[] = [];
   const env: BenchEnv = {
-    client: new Client({ connection }),
+    client: new Client({ connection, ...(dataConverter ? { dataConverter } : {}) }),
     llm,
     server,
     async worker(o = {}) {
@@ -112,6 +113,7 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}): Promise<Ben
         taskQueue,
         llm: { baseURL: llm.baseURL, apiKey: 'sim', supportsN: true },
         workflowBundle: bundle,
+        ...(dataConverter ? { dataConverter } : {}),
         ...(o.maxConcurrentActivities ? { maxConcurrentActivities: o.maxConcurrentActivities } : {}),
       });
       const running = worker.run();

@@ -1,0 +1,79 @@
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { resultOf, startRun } from '../src/client/runs';
+import { dataConverterFromEnv } from '../src/codec/data-converter';
+import type { RunRequestInput } from '../src/run/request';
+import { startBenchEnv } from './support';
+
+const { temporal } = proto;
+
+/** One long merge to measure: its label and the request that runs it. */
+export interface LongMergeCase {
+  label: string;
+  request: () => RunRequestInput;
+}
+
+export interface LongMergeRow {
+  merge: string;
+  operations: number;
+  llmCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  events: number;
+  historyKB: number;
+  largestEventKB: number;
+  storedMB: number;
+  wallS: number;
+  score: string;
+}
+
+/** Every file's bytes under a folder. */
+function bytesUnder(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce(
+    (sum, e) => sum + (e.isDirectory() ? bytesUnder(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+    0,
+  );
+}
+
+/**
+ * Long document merges end to end on the simulator, with the payload store (a folder, the default
+ * threshold): what the history keeps (read by a client without the store, as the server holds it),
+ * what went to the store, and what the run cost.
+ */
+export async function measureLongMerges(cases: LongMergeCase[]): Promise<LongMergeRow[]> {
+  const rows: LongMergeRow[] = [];
+  for (const c of cases) {
+    const store = mkdtempSync(join(tmpdir(), 'got-bench-store-'));
+    const env = await startBenchEnv({ latencyMs: 0 }, dataConverterFromEnv({ GOT_STORE: store }));
+    const { taskQueue, stop } = await env.worker();
+    try {
+      const started = Date.now();
+      const handle = await startRun(env.client, c.request(), { taskQueue });
+      const result = await resultOf(handle);
+      const wallS = (Date.now() - started) / 1000;
+      const raw = await new Client({ connection: env.client.connection }).workflow.getHandle(handle.workflowId).fetchHistory();
+      const sizes = (raw.events ?? []).map((e) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length);
+      const { totals } = result.grs;
+      rows.push({
+        merge: c.label,
+        operations: result.grs.operations.length,
+        llmCalls: totals.llmCalls,
+        promptTokens: totals.promptTokens,
+        completionTokens: totals.completionTokens,
+        events: sizes.length,
+        historyKB: Math.round(sizes.reduce((a, b) => a + b, 0) / 1024),
+        largestEventKB: Math.round(Math.max(...sizes) / 1024),
+        storedMB: Math.round(bytesUnder(store) / 1e5) / 10,
+        wallS: Math.round(wallS * 10) / 10,
+        score: result.best?.score?.toFixed(2) ?? '-',
+      });
+    } finally {
+      await stop();
+      await env.close();
+    }
+  }
+  return rows;
+}
