@@ -8,7 +8,7 @@ import { resultOf, startRun } from '../src/client/runs';
 import { dataConverterFromEnv, payloadStoreOf } from '../src/codec/data-converter';
 import { generateCodecKey } from '../src/codec/keys';
 import { startCodecServer } from '../src/codec/server';
-import { inspectRun } from '../src/inspect/rebuild';
+import { inspectRun, runRequestOf } from '../src/inspect/rebuild';
 import type { RunRequestInput } from '../src/run/request';
 import { BlobNotFoundError } from '../src/store/blob-store';
 import { blobStoreFromEnv, DEFAULT_STORE_THRESHOLD_BYTES, defaultStoreDir } from '../src/store/config';
@@ -146,8 +146,10 @@ describe('a long document merge with the payload store', () => {
     for (const blob of blobs) expect(readFileSync(blob).toString('latin1')).not.toContain(sentence);
 
     // The same run rebuilt from history through the store and the keys.
-    const { grs } = await inspectRun(h.client, handle.workflowId);
+    const { grs, history: fetched } = await inspectRun(h.client, handle.workflowId);
     expect(grs.thoughts.map((t) => [t.id, t.score])).toEqual(result.grs.thoughts.map((t) => [t.id, t.score]));
+    // `inspect` names the run's task from its request, which the history holds as a reference.
+    expect((await runRequestOf(fetched, h.client.options.dataConverter)).problem).toEqual(problem);
 
     // The Web UI's codec server resolves a reference, then decrypts it.
     const started = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { decodeFromPayloadsAtIndex, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
+import { decodeFromPayloadsAtIndex, ExternalStorageRunner, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workflowCodeOption } from '../../worker/bundle';
@@ -58,5 +58,8 @@ export async function inspectRun(
 export async function runRequestOf(history: History, dataConverter?: DataConverter): Promise<RunRequestInput> {
   const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
   if (!input?.length) throw new Error('the history does not start with a workflow execution carrying a run request');
-  return decodeFromPayloadsAtIndex<RunRequestInput>(loadDataConverter(dataConverter ?? dataConverterFromEnv()), 0, input);
+  const converter = loadDataConverter(dataConverter ?? dataConverterFromEnv());
+  // A history as fetched holds references where payloads were stored: read them through the store first.
+  const payloads = converter.externalStorage ? await new ExternalStorageRunner(converter.externalStorage).retrieve(input) : input;
+  return decodeFromPayloadsAtIndex<RunRequestInput>(converter, 0, payloads);
 }
