@@ -32,7 +32,7 @@ describe('the compiled got command (bin/got.js)', () => {
     const { code, stdout } = await node(['bin/got.js', '--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: got \[options\] \[command\]/);
-    for (const command of ['run', 'demo', 'eval', 'inspect', 'setup', 'server', 'sim-llm', 'codec-server', 'codec-key'])
+    for (const command of ['run', 'demo', 'eval', 'inspect', 'status', 'setup', 'server', 'sim-llm', 'codec-server', 'codec-key'])
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   });
 

@@ -100,6 +100,7 @@ describe('the got command refuses bad input before anything starts (exit code 2,
       /problem\.documents\[1\]: the document has 100001 characters/,
     ],
     ['a budget that is not positive', ['run', '--budget-usd', '-1'], /budget\.maxCostUsd: a cost budget must be a positive number/],
+    ['a negative stuck threshold', ['run', '--stuck-after', '-1'], /--stuck-after must be a whole number, 0 or more/],
     ['a sample that is not a seed', ['run', '--sample', 'abc'], /--sample: .*whole number/],
     ['an unreadable problem file', ['run', '--problem', join(dir, 'missing.json')], /--problem: cannot read/],
   ];
@@ -140,7 +141,7 @@ describe('option precedence: flags > environment > config file > defaults', () =
 });
 
 describe('help', () => {
-  it.each(['run', 'demo', 'eval', 'inspect', 'setup', 'server', 'sim-llm'])(
+  it.each(['run', 'demo', 'eval', 'inspect', 'status', 'setup', 'server', 'sim-llm'])(
     '%s --help describes the command and exits 0',
     async (command) => {
       const { code, stdout } = await got([command, '--help']);

@@ -13,6 +13,7 @@ export const OPTION_ENV = {
   budgetTokens: 'GOT_BUDGET_TOKENS',
   latency: 'GOT_SIM_LATENCY_MS',
   taskQueue: 'GOT_TASK_QUEUE',
+  stuckAfter: 'GOT_STUCK_AFTER',
 } as const satisfies Partial<Record<keyof CliConfig, string>>;
 
 /** The config file to read: `--config <file>`, else $GOT_CONFIG, else ./got.config.json when present. */

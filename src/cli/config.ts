@@ -21,6 +21,7 @@ export const CliConfig = z.strictObject({
   taskQueue: z.string().min(1).optional(),
   seed: z.number().int().min(0).optional(),
   concurrency: z.number().int().positive().optional(),
+  stuckAfter: z.number().int().min(0).optional(),
 });
 export type CliConfig = z.infer<typeof CliConfig>;
 

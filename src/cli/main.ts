@@ -1,13 +1,14 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { EvalOptions } from '../eval/run-eval';
 import { ValidationError } from '../goo/validate';
-import { DEFAULT_PRICING, DEFAULT_TASK_QUEUE } from '../run/wire';
+import { DEFAULT_PRICING, DEFAULT_STUCK_AFTER, DEFAULT_TASK_QUEUE } from '../run/wire';
 import { TASKS } from '../tasks/registry';
 import type { DoctorOptions } from './commands/doctor';
 import type { InspectOptions } from './commands/inspect';
 import { INSPECT_FORMATS } from './commands/inspect-formats';
 import { addLocalLlmCommand } from './commands/local-llm';
 import type { RunOptions } from './commands/run';
+import type { StatusOptions } from './commands/status';
 import type { CliConfig } from './config';
 import { configPath, OPTION_ENV } from './config-path';
 import { defaultLlmSource, LLM_SOURCES } from './llm-source';
@@ -18,9 +19,10 @@ import { stateDir } from './state-dir';
 
 /**
  * Exit codes: 0 done, 1 the run failed, 2 bad input (nothing was spent), 3 the environment is not
- * usable, 4 the run completed without an answer (no final thought is valid).
+ * usable, 4 the run completed without an answer (no final thought is valid), 5 the run is stuck
+ * (its workflow task keeps failing; the run is left running).
  */
-export const EXIT = { ok: 0, runFailed: 1, badInput: 2, environment: 3, noAnswer: 4 } as const;
+export const EXIT = { ok: 0, runFailed: 1, badInput: 2, environment: 3, noAnswer: 4, stuck: 5 } as const;
 
 const log = (line: string) => console.error(line);
 const int = (name: string) => (v: string) => {
@@ -33,6 +35,22 @@ const num = (name: string) => (v: string) => {
   if (!Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number`);
   return n;
 };
+
+const count = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number, 0 or more`);
+  return n;
+};
+
+/** `--stuck-after`: when a command waiting for a run, or looking at one, calls it stuck. */
+const stuckAfterOption = () =>
+  configurable(
+    'stuckAfter',
+    '--stuck-after <n>',
+    'a run is stuck once its workflow task has failed n times in a row; waiting for a stuck run stops with exit code 5 (0: never)',
+    count('--stuck-after'),
+    DEFAULT_STUCK_AFTER,
+  );
 
 const list =
   <T>(parse: (v: string) => T) =>
@@ -149,6 +167,7 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
         .choices(['batched', 'perSample'])
         .default('batched'),
     )
+    .addOption(stuckAfterOption())
     .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
     .option('--no-progress', 'no progress bar')
     .option('--config <file>', 'JSON file with option defaults (env GOT_CONFIG; default ./got.config.json); flags > env > file');
@@ -206,7 +225,8 @@ addExecutionOptions(
   const task = TASKS[o.task]!;
   const outcome = await runEvaluation({ ...o, schemes: o.schemes ?? Object.keys(task.schemes), sizes: o.sizes ?? [...task.sizes] });
   log(`\n${outcome.ran} runs now, ${outcome.reused} reused from earlier.\nTable: ${outcome.files.csv}\nFigure: ${outcome.files.png}`);
-  if (outcome.rows.some((r) => r.status === 'failed')) process.exitCode = EXIT.runFailed;
+  if (outcome.stuck.length) process.exitCode = EXIT.stuck;
+  else if (outcome.rows.some((r) => r.status === 'failed')) process.exitCode = EXIT.runFailed;
 });
 
 program
@@ -216,6 +236,18 @@ program
   .addOption(new Option('--format <format>', 'output format').choices([...INSPECT_FORMATS]).default('summary'))
   .option('--out <file>', 'write to a file instead of stdout')
   .action(async (workflowId: string, o: InspectOptions) => (await import('./commands/inspect')).inspectCommand(workflowId, o, log));
+
+program
+  .command('status <workflowId>')
+  .description("a run's state: running, done or stuck (its workflow task keeps failing), and its progress")
+  .option('--run-id <id>', 'a specific run of that workflow id (default: the latest)')
+  .addOption(stuckAfterOption())
+  .option('--json', 'print the status as JSON', false)
+  .action(async (workflowId: string, o: StatusOptions) => {
+    const { statusCommand } = await import('./commands/status');
+    const status = await statusCommand(workflowId, o, log);
+    if (status.health.stuck) process.exitCode = EXIT.stuck;
+  });
 
 program
   .command('setup')
@@ -312,11 +344,15 @@ program.parseAsync().catch(async (error: unknown) => {
     log(error.message);
     process.exit(EXIT.badInput);
   }
-  // Only a run can fail this way, and a run has loaded the client already.
-  const { WorkflowFailedError } = await import('@temporalio/client');
+  // Only a run can fail these ways, and a run has loaded the client already.
+  const [{ WorkflowFailedError }, { RunStuckError }] = await Promise.all([import('@temporalio/client'), import('../client/health')]);
   if (error instanceof WorkflowFailedError) {
     log(`run failed: ${error.cause?.message ?? error.message}`);
     process.exit(EXIT.runFailed);
+  }
+  if (error instanceof RunStuckError) {
+    log(error.message);
+    process.exit(EXIT.stuck);
   }
   // The reason in one line; the stack only for those who ask (GOT_VERBOSE=1 or --verbose).
   log(error instanceof Error ? (verbose && error.stack ? error.stack : error.message) : String(error));

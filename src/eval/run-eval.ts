@@ -5,8 +5,9 @@ import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError 
 import { SingleBar } from 'cli-progress';
 import { type RunOptions, requestFromOptions } from '../cli/commands/run';
 import { exitOnInterrupt, startRuntimeFor, taskQueueOf } from '../cli/runtime';
+import { RunStuckError, resultUnlessStuck, stuckAdvice, stuckFacts } from '../client/health';
 import { checkRun } from '../run/check';
-import type { RunRequestInput, RunResult } from '../run/request';
+import type { RunRequestInput } from '../run/request';
 import { WORKFLOW_TYPE } from '../run/wire';
 import { payloadRouteFromEnv } from '../store/route';
 import { getTask } from '../tasks/registry';
@@ -29,6 +30,8 @@ export interface EvalOptions extends Omit<RunOptions, 'scheme' | 'size' | 'sampl
 
 export interface EvalOutcome {
   rows: EvalRow[];
+  /** Workflow ids of this invocation's runs found stuck (recorded as failed; still running in Temporal). */
+  stuck: string[];
   ran: number;
   reused: number;
   files: { csv: string; json: string; summary: string; svg: string; png: string };
@@ -58,6 +61,7 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   const concurrency = o.llm === 'local' ? 1 : o.concurrency;
   log(`${jobs.length} runs planned, ${done.size} already done, ${todo.length} to run (${concurrency} at a time); results in ${out}`);
 
+  const stuck: string[] = [];
   if (todo.length) {
     const runtime = await startRuntimeFor(o, log);
     exitOnInterrupt(`runs in flight go on in Temporal; the same command with --out ${o.out} resumes without paying for them again`, log);
@@ -68,7 +72,8 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
     bar?.start(todo.length, 0, { cost: '0.0000', failed });
     try {
       await pool(todo, concurrency, async (job) => {
-        const row = await runJob(runtime.client, job, requests.get(jobKey(job))!, taskQueueOf(o), evalId);
+        const { row, stuck: isStuck } = await runJob(runtime.client, job, requests.get(jobKey(job))!, taskQueueOf(o), evalId, o.stuckAfter);
+        if (isStuck) stuck.push(row.workflowId);
         journal.append(row);
         cost += row.costUsd;
         if (row.status === 'failed') failed++;
@@ -103,7 +108,12 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
     files.png,
   );
   console.log(summary);
-  return { rows, ran: todo.length, reused: done.size, files };
+  if (stuck.length) {
+    log(
+      `\n${stuck.length} runs are stuck (their workflow task keeps failing) and recorded as failed: ${stuck.join(', ')}. ${stuckAdvice('<id>')} The same command with --out ${o.out} awaits them again.`,
+    );
+  }
+  return { rows, stuck, ran: todo.length, reused: done.size, files };
 }
 
 /**
@@ -129,7 +139,14 @@ function requestFor(job: EvalJob, o: EvalOptions): RunRequestInput {
   return requestFromOptions({ ...o, scheme: job.scheme, size: job.size, sample: job.sample, ...(dataset ? { dataset } : {}), json: true });
 }
 
-async function runJob(client: Client, job: EvalJob, request: RunRequestInput, taskQueue: string, evalId: string): Promise<EvalRow> {
+async function runJob(
+  client: Client,
+  job: EvalJob,
+  request: RunRequestInput,
+  taskQueue: string,
+  evalId: string,
+  stuckAfter: number | undefined,
+): Promise<{ row: EvalRow; stuck?: true }> {
   const workflowId = `eval-${evalId}-${job.task}-${job.scheme}-${job.size}-s${job.sample}`;
   const handle = await client.workflow
     .start(WORKFLOW_TYPE, {
@@ -146,12 +163,13 @@ async function runJob(client: Client, job: EvalJob, request: RunRequestInput, ta
     });
   const base = { ...job, workflowId, llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
   try {
-    const result = (await handle.result()) as RunResult;
+    // A stuck sample ends its wait like a failed one, so it cannot hold up the whole evaluation.
+    const result = await resultUnlessStuck(handle, stuckAfter !== undefined ? { stuckAfter } : {});
     const { startTime, closeTime } = await handle.describe();
     const { totals } = result.grs;
     // A run that ends with no valid or no scored final thought (e.g. its first split was unreadable) counts as an unreadable answer, as in the paper.
     const noAnswer = result.status === 'noAnswer' || result.best?.score === undefined;
-    return {
+    const row: EvalRow = {
       ...base,
       score: noAnswer ? getTask(job.task).noAnswerScore : result.best!.score!,
       solved: noAnswer ? false : (result.best!.solved ?? null),
@@ -165,9 +183,12 @@ async function runJob(client: Client, job: EvalJob, request: RunRequestInput, ta
         ? { error: result.noAnswer ? `no answer from ${result.noAnswer.operation}: ${result.noAnswer.reason}` : 'no scored final thought' }
         : {}),
     };
+    return { row };
   } catch (e) {
+    const failed = { ...base, score: null, solved: null, wallMs: 0, status: 'failed' } as const;
+    if (e instanceof RunStuckError) return { row: { ...failed, error: stuckFacts(workflowId, e.health) }, stuck: true };
     if (!(e instanceof WorkflowFailedError)) throw e;
-    return { ...base, score: null, solved: null, wallMs: 0, status: 'failed', error: e.cause?.message ?? e.message };
+    return { row: { ...failed, error: e.cause?.message ?? e.message } };
   }
 }
 

@@ -61,6 +61,12 @@ export const PATCH = {
 /** How long a streamed answer may send nothing before it is given up as stalled (`llm.stallSeconds`). */
 export const DEFAULT_STALL_SECONDS = 60;
 
+/**
+ * A run is stuck once its current workflow task has failed or timed out this many times in a row
+ * (`--stuck-after`): a worker that dies mid-task costs one timeout, a broken deploy fails every attempt.
+ */
+export const DEFAULT_STUCK_AFTER = 3;
+
 /** Re-asking an LLM step whose answers are unusable: at most twice, and only when none is usable. */
 export const DEFAULT_REASK = { max: 2, belowShare: 0 } as const;
 

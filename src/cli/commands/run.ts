@@ -3,7 +3,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
-import type { RunRequestInput } from '../../run/request';
+import type { RunRequestInput, RunResult } from '../../run/request';
 import { DEFAULT_PRICING } from '../../run/wire';
 import { payloadRouteFromEnv } from '../../store/route';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
@@ -44,6 +44,8 @@ export interface RunOptions {
   llm?: LlmSource;
   /** Re-asks per LLM step whose answers are unusable. */
   reask?: number;
+  /** Stop waiting once the run's workflow task has failed this many times in a row (default `DEFAULT_STUCK_AFTER`; 0: never). */
+  stuckAfter?: number;
   json: boolean;
   dryRun?: boolean;
   progress: boolean;
@@ -114,8 +116,12 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     return undefined;
   }
   // Loaded only now: a dry run or a refused request never loads Temporal's SDK.
-  const [{ startRuntimeFor, exitOnInterrupt, taskQueueOf }, runs] = await Promise.all([import('../runtime'), import('../../client/runs')]);
-  const { resultOf, startCheckedRun, webUiLink } = runs;
+  const [{ startRuntimeFor, exitOnInterrupt, taskQueueOf }, runs, { resultUnlessStuck }] = await Promise.all([
+    import('../runtime'),
+    import('../../client/runs'),
+    import('../../client/health'),
+  ]);
+  const { startCheckedRun, webUiLink } = runs;
   const runtime = await startRuntimeFor(o, log);
   try {
     const started = Date.now();
@@ -126,7 +132,12 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
     log(`Started ${handle.workflowId}\n  Web UI: ${webUi}`);
     exitOnInterrupt(`the run ${handle.workflowId} goes on in Temporal; see it in the Web UI, or \`got inspect ${handle.workflowId}\``, log);
-    const result = o.progress && !o.json && process.stderr.isTTY ? await withProgressBar(handle, runs) : await resultOf(handle);
+    // A run whose workflow task keeps failing ends the wait with a RunStuckError (exit code 5); the run is left as it is.
+    const wait = { ...(o.stuckAfter !== undefined ? { stuckAfter: o.stuckAfter } : {}) };
+    const result =
+      o.progress && !o.json && process.stderr.isTTY
+        ? await withProgressBar(handle, runs.queryProgress, () => resultUnlessStuck(handle, wait))
+        : await resultUnlessStuck(handle, wait);
     const report = reportOf(
       result,
       { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi },
@@ -145,7 +156,14 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
   }
 }
 
-async function withProgressBar(handle: WorkflowHandle, { queryProgress, resultOf }: typeof import('../../client/runs')) {
+/** How long one progress query may take: a run whose workflow task keeps failing never answers one. */
+const PROGRESS_QUERY_TIMEOUT_MS = 2_000;
+
+async function withProgressBar(
+  handle: WorkflowHandle,
+  queryProgress: typeof import('../../client/runs').queryProgress,
+  wait: () => Promise<RunResult>,
+) {
   const bar = new SingleBar({
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a dollar sign before cli-progress's {cost} placeholder.
     format: '  {bar} {value}/{total} operations · {calls} LLM calls · {tokens} tokens · ${cost}',
@@ -153,16 +171,23 @@ async function withProgressBar(handle: WorkflowHandle, { queryProgress, resultOf
     stream: process.stderr,
   });
   bar.start(1, 0, { calls: 0, tokens: 0, cost: '0.0000' });
+  let asking = false;
   const poll = setInterval(() => {
-    queryProgress(handle)
+    if (asking) return; // one query at a time: a run that cannot answer must not pile them up
+    asking = true;
+    handle.client
+      .withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, () => queryProgress(handle))
       .then((p) => {
         bar.setTotal(p.operationsTotal);
         bar.update(p.operationsDone, { calls: p.llmCalls, tokens: p.promptTokens + p.completionTokens, cost: p.costUsd.toFixed(4) });
       })
-      .catch(() => undefined); // a query can race the run's completion; the next poll or the result settles it
+      .catch(() => undefined) // a query can race the run's completion; the next poll or the result settles it
+      .finally(() => {
+        asking = false;
+      });
   }, 250);
   try {
-    const result = await resultOf(handle);
+    const result = await wait();
     bar.update(result.grs.operations.length, {
       calls: result.grs.totals.llmCalls,
       tokens: result.grs.totals.promptTokens + result.grs.totals.completionTokens,

@@ -1,0 +1,103 @@
+import { Client, Connection } from '@temporalio/client';
+import { type RunHealth, runHealth, stuckAdvice } from '../../client/health';
+import { queryProgress, webUiLink } from '../../client/runs';
+import { dataConverterFromEnv } from '../../codec/data-converter';
+import { ensureLocalServer } from '../../devserver/local-server';
+import type { Progress } from '../../run/request';
+import { GOT_SEARCH_ATTRIBUTES } from '../../run/search-attributes';
+import { stateDir } from '../state-dir';
+
+/** How long `got status` waits for a run's progress: a run without a working worker never answers. */
+const PROGRESS_QUERY_TIMEOUT_MS = 5_000;
+
+export interface StatusOptions {
+  runId?: string;
+  /** Failed workflow task attempts in a row that make a run stuck (default `DEFAULT_STUCK_AFTER`). */
+  stuckAfter?: number;
+  json: boolean;
+}
+
+/** What `got status` reports about one run. */
+export interface RunStatusReport {
+  workflowId: string;
+  runId: string;
+  /** Temporal's execution status, lower case: `running`, `completed`, `failed`, `canceled`, `terminated`, ... */
+  status: string;
+  /** The run's `GotStatus` search attribute, when it has one (e.g. `noAnswer`). */
+  gotStatus?: string;
+  health: RunHealth;
+  /** The Controller's answer to the progress query (a running run that is not stuck). */
+  progress?: Progress;
+  /** Why there is no progress for a running run (the query failed or took too long). */
+  progressError?: string;
+  webUi: string;
+}
+
+/** `got status <workflowId>`: the run's state, whether it is stuck, and its progress; it never waits on a run that cannot answer. */
+export async function statusCommand(workflowId: string, o: StatusOptions, log: (line: string) => void): Promise<RunStatusReport> {
+  const server = process.env.TEMPORAL_ADDRESS
+    ? { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' }
+    : await ensureLocalServer({ stateDir: stateDir(), log });
+  const connection = await Connection.connect({ address: server.address });
+  try {
+    const dataConverter = dataConverterFromEnv();
+    const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+    const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
+    const report = await statusOf(client, workflowId, { ...o, uiUrl: server.uiUrl });
+    console.log(o.json ? JSON.stringify(report, null, 2) : formatStatus(report));
+    return report;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Reads one run's status; the progress query only for a running run that is not stuck, and within a deadline. */
+export async function statusOf(
+  client: Client,
+  workflowId: string,
+  o: Pick<StatusOptions, 'runId' | 'stuckAfter'> & { uiUrl: string },
+): Promise<RunStatusReport> {
+  const handle = client.workflow.getHandle(workflowId, o.runId);
+  const described = await handle.describe();
+  const status = described.status.name.toLowerCase();
+  const gotStatus = described.typedSearchAttributes.get(GOT_SEARCH_ATTRIBUTES.status);
+  const health = await runHealth(client, workflowId, described.runId, o.stuckAfter !== undefined ? { stuckAfter: o.stuckAfter } : {});
+  const report: RunStatusReport = {
+    workflowId,
+    runId: described.runId,
+    status,
+    ...(gotStatus ? { gotStatus } : {}),
+    health,
+    webUi: webUiLink(o.uiUrl, client.options.namespace, workflowId, described.runId),
+  };
+  if (status !== 'running' || health.stuck) return report;
+  try {
+    report.progress = await client.withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, () => queryProgress(handle));
+  } catch (e) {
+    report.progressError = `no answer to the progress query within ${PROGRESS_QUERY_TIMEOUT_MS / 1000} s (is a worker running on its task queue?): ${(e as Error).message}`;
+  }
+  return report;
+}
+
+/** The status as a few aligned lines. */
+export function formatStatus(r: RunStatusReport): string {
+  const p = r.progress;
+  return [
+    `run ${r.workflowId}`,
+    `  run id      ${r.runId}`,
+    `  status      ${r.status}${r.gotStatus && r.gotStatus !== r.status ? ` (GotStatus ${r.gotStatus})` : ''}${r.health.stuck ? ' · STUCK' : ''}`,
+    ...(r.health.stuck
+      ? [
+          `  stuck       workflow task failed ${r.health.attempts} times in a row since ${r.health.since.toISOString()}: ${r.health.cause}: ${r.health.message}`,
+          `  what to do  ${stuckAdvice(r.workflowId)}`,
+        ]
+      : []),
+    ...(p
+      ? [
+          `  progress    ${p.operationsDone}/${p.operationsTotal} operations · ${p.llmCalls} LLM calls · ${(p.promptTokens + p.completionTokens).toLocaleString('en')} tokens · $${p.costUsd.toFixed(4)}${p.running.length ? ` · running ${p.running.join(', ')}` : ''}${p.budgetExhausted ? ' · budget exhausted' : ''}`,
+        ]
+      : []),
+    ...(r.progressError ? [`  progress    ${r.progressError}`] : []),
+    `  Web UI      ${r.webUi}`,
+  ].join('\n');
+}
