@@ -5,6 +5,7 @@
 
 export { createActivities, type GotActivities } from '../activities';
 export { bundleGotWorkflows, createGotWorker, type GotWorkerOptions, WORKFLOWS_PATH } from '../worker/create';
+export { type RunHealth, RunStuckError, resultUnlessStuck, runHealth, type StuckRun } from './client/health';
 export { queryGrs, queryProgress, resultOf, type StartOptions, startRun, webUiLink, workflowIdFor } from './client/runs';
 export { GooBuilder, type Ref } from './goo/builder';
 export { DEFAULT_LIMITS, GoO, type GoOInput, Operation, type OperationType } from './goo/schema';
