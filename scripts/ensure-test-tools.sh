@@ -3,7 +3,12 @@
 # that reach only package registries): chromium for the browser tests, docker-compose to check the
 # compose file. Installs what is missing when it can (root with apt-get); otherwise says what to do
 # and lets the tests report it.
+# The MinIO server of the S3 store's tests is built from its Go module (like the Temporal CLI, cached
+# per user) here, before the tests, so a first build does not run inside a test's time limit.
 set -euo pipefail
+here="$(dirname "$0")"
+"$here/../node_modules/.bin/tsx" "$here/ensure-minio.ts" >/dev/null ||
+  echo "MinIO could not be built (see above); the S3 store's tests will fail until then." >&2
 browser="${CHROMIUM_PATH:-/usr/bin/chromium}"
 missing=()
 [ -x "$browser" ] || missing+=(chromium)

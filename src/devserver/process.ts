@@ -17,6 +17,8 @@ export interface SpawnOptions {
   logFile?: string;
   /** Keep the child running after this Node process exits. */
   detached?: boolean;
+  /** The child's environment; default this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A child process with what is needed to report on it and stop it. */
@@ -36,7 +38,7 @@ export function spawnTracked(binary: string, args: string[], opts: SpawnOptions 
   const logFd = opts.logFile ? openSync(opts.logFile, 'a') : undefined;
   const output = logFd ?? (opts.detached ? 'ignore' : 'pipe');
 
-  const child = spawn(binary, args, { detached: opts.detached ?? false, stdio: ['ignore', output, output] });
+  const child = spawn(binary, args, { detached: opts.detached ?? false, env: opts.env, stdio: ['ignore', output, output] });
   if (logFd !== undefined) closeSync(logFd);
 
   let hasExited = false;

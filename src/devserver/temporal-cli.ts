@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { findOnPath, isExecutable, runStreaming, toolCacheRoot } from './go-install';
 
 // Later CLI tags cannot be built with `go install` (they use replace directives).
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -15,8 +12,7 @@ export interface EnsureTemporalCliOptions {
 }
 
 export function temporalCacheDir(): string {
-  const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(cacheHome, 'got-temporal', `temporal-${TEMPORAL_CLI_VERSION}`);
+  return join(toolCacheRoot(), `temporal-${TEMPORAL_CLI_VERSION}`);
 }
 
 export function cachedTemporalCliPath(): string {
@@ -84,32 +80,4 @@ async function buildTemporalCli(log: (line: string) => void): Promise<void> {
     );
   }
   log(`Built the Temporal CLI in ${seconds}s.`);
-}
-
-function runStreaming(command: string, args: string[], env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    createInterface({ input: child.stdout }).on('line', log);
-    createInterface({ input: child.stderr }).on('line', log);
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-  });
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-async function findOnPath(name: string): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
 }

@@ -1,6 +1,222 @@
-import type { BlobStore } from './blob-store';
+import { STATUS_CODES } from 'node:http';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { BLOB_KEY, BlobNotFoundError, type BlobStore } from './blob-store';
 
-/** Placeholder until the S3 store lands: names what is missing. */
-export function s3StoreFromEnv(url: string, _env: NodeJS.ProcessEnv): BlobStore {
-  throw new Error(`GOT_STORE=${url}: the S3 store is not available in this build`);
+/** The URL scheme of an S3 payload store, as in `s3://bucket/prefix`. */
+export const S3_URL_SCHEME = 's3://';
+/** Names an S3-compatible server other than AWS (e.g. `http://127.0.0.1:9000` for MinIO). */
+export const S3_ENDPOINT_ENV = 'GOT_S3_ENDPOINT';
+/** The region signed into requests when `AWS_REGION` is unset; S3-compatible servers accept it. */
+export const DEFAULT_S3_REGION = 'us-east-1';
+
+/** An access key pair, as the AWS SDK takes it. */
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** Where an {@link S3BlobStore} keeps its blobs and how it reaches them. */
+export interface S3BlobStoreOptions {
+  bucket: string;
+  /** Folder inside the bucket, without leading or trailing slashes; default none. */
+  prefix?: string;
+  /** An S3-compatible server's URL; default AWS's endpoint for the region. */
+  endpoint?: string;
+  /** Default {@link DEFAULT_S3_REGION}. */
+  region?: string;
+  /** Address buckets as `endpoint/bucket` rather than `bucket.endpoint` (MinIO needs it); default false. */
+  forcePathStyle?: boolean;
+  /** Default: the SDK's standard chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, instance roles). */
+  credentials?: S3Credentials;
+}
+
+/** A bucket and a folder in it, read from an `s3://bucket/prefix` URL. */
+export interface S3Location {
+  bucket: string;
+  /** Empty for the bucket's root. */
+  prefix: string;
+}
+
+/** An S3 request failed for a reason other than a missing blob; the message never holds credentials. */
+export class S3StoreError extends Error {
+  override readonly name = 'S3StoreError';
+  constructor(
+    message: string,
+    /** The S3 error code (`AccessDenied`, `NoSuchBucket`, ...) or the SDK's error name. */
+    readonly code: string,
+    /** The HTTP status, when the server answered. */
+    readonly status: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Blobs as objects in an S3 bucket (AWS or a compatible server such as MinIO), stored as
+ * `<prefix>/<key[0..2]>/<key>` (decision 34): the two-character fan-out keeps a listing of the
+ * store browsable.
+ */
+export class S3BlobStore implements BlobStore {
+  readonly description: string;
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly prefix: string;
+
+  constructor(opts: S3BlobStoreOptions) {
+    this.bucket = opts.bucket;
+    this.prefix = trimSlashes(opts.prefix ?? '');
+    this.description = `${S3_URL_SCHEME}${this.bucket}${this.prefix ? `/${this.prefix}` : ''}${opts.endpoint ? ` at ${opts.endpoint}` : ''}`;
+    this.client = new S3Client({
+      region: opts.region ?? DEFAULT_S3_REGION,
+      endpoint: opts.endpoint,
+      forcePathStyle: opts.forcePathStyle ?? false,
+      credentials: opts.credentials,
+    });
+  }
+
+  /** The object key a blob is stored under. */
+  objectKey(key: string): string {
+    checkKey(key);
+    const path = `${key.slice(0, 2)}/${key}`;
+    return this.prefix ? `${this.prefix}/${path}` : path;
+  }
+
+  async put(key: string, data: Uint8Array): Promise<void> {
+    // Keys are content hashes: an object already there holds these bytes, so skip the upload.
+    if (await this.exists(key, 'put')) return;
+    const Key = this.objectKey(key);
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: data, ContentType: 'application/octet-stream' }));
+    } catch (err) {
+      throw await this.failure('put', key, err);
+    }
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    const Key = this.objectKey(key);
+    try {
+      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      if (!response.Body) throw new Error('the response had no body');
+      return await response.Body.transformToByteArray();
+    } catch (err) {
+      if (isMissingObject(err)) throw new BlobNotFoundError(key, this.description);
+      throw await this.failure('get', key, err);
+    }
+  }
+
+  has(key: string): Promise<boolean> {
+    return this.exists(key, 'has');
+  }
+
+  /** Closes the client's connections. */
+  close(): void {
+    this.client.destroy();
+  }
+
+  private async exists(key: string, operation: string): Promise<boolean> {
+    const Key = this.objectKey(key);
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      return true;
+    } catch (err) {
+      // A HEAD answer has no body, so a missing bucket is a bare 404 too; the put that follows names it.
+      if (statusOf(err) === 404) return false;
+      throw await this.failure(operation, key, err);
+    }
+  }
+
+  /** An error that says what failed where, with any credential the client holds blanked out. */
+  private async failure(operation: string, key: string, err: unknown): Promise<S3StoreError> {
+    const status = statusOf(err);
+    const code = codeOf(err);
+    const said = err instanceof Error ? err.message : String(err);
+    const hint = status === 403 ? ' (check the access key, the secret key and what they may do in this bucket)' : '';
+    // The answer to a HEAD request has no body, so the SDK knows no code or message: the status says it all.
+    const what =
+      status && said === 'UnknownError' ? `HTTP ${status} ${STATUS_CODES[status]}` : `${status ? `HTTP ${status} ` : ''}${code}: ${said}`;
+    const message = `${this.description}: ${operation} ${key} failed: ${what}${hint}`;
+    // Built afresh, without the SDK error as its cause: that error carries the signed request.
+    return new S3StoreError(redact(message, await this.secrets()), code, status);
+  }
+
+  private async secrets(): Promise<string[]> {
+    try {
+      const { accessKeyId, secretAccessKey, sessionToken } = await this.client.config.credentials();
+      return [accessKeyId, secretAccessKey, sessionToken ?? ''];
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** Reads `s3://bucket[/prefix]`; throws an error naming the value when it is not one. */
+export function parseS3Url(url: string): S3Location {
+  const expected = `expected ${S3_URL_SCHEME}<bucket>[/<prefix>]`;
+  if (!url.startsWith(S3_URL_SCHEME)) throw new Error(`"${url}" is not an S3 store URL: ${expected}`);
+  if (/[?#\s\\]/.test(url)) throw new Error(`"${url}" is not an S3 store URL: no spaces, backslashes, queries or fragments (${expected})`);
+  const rest = url.slice(S3_URL_SCHEME.length);
+  const slash = rest.indexOf('/');
+  const bucket = slash < 0 ? rest : rest.slice(0, slash);
+  const prefix = trimSlashes(slash < 0 ? '' : rest.slice(slash + 1));
+  if (!bucket) throw new Error(`"${url}" names no bucket: ${expected}`);
+  // S3's naming rules (3-63 lowercase letters, digits, dots and hyphens), so a typo fails here, not at the first request.
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new Error(`"${url}": "${bucket}" is not a valid bucket name (3 to 63 lowercase letters, digits, dots and hyphens)`);
+  }
+  const segments = prefix ? prefix.split('/') : [];
+  if (segments.some((part) => part === '' || part === '.' || part === '..')) {
+    throw new Error(`"${url}": the prefix "${prefix}" has an empty, "." or ".." segment`);
+  }
+  return { bucket, prefix };
+}
+
+/**
+ * An S3 store for `s3://bucket/prefix`, configured from `env`: GOT_S3_ENDPOINT for a compatible
+ * server (path-style addressing then), AWS_REGION, and the key pair from AWS_ACCESS_KEY_ID /
+ * AWS_SECRET_ACCESS_KEY (without them, the SDK's standard chain).
+ */
+export function s3StoreFromEnv(url: string, env: NodeJS.ProcessEnv = process.env): S3BlobStore {
+  const { bucket, prefix } = parseS3Url(url);
+  const endpoint = env[S3_ENDPOINT_ENV] || undefined;
+  if (endpoint && !/^https?:\/\/[^/\s]+/.test(endpoint)) {
+    throw new Error(`${S3_ENDPOINT_ENV} is "${endpoint}", not an http(s) URL such as http://127.0.0.1:9000`);
+  }
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
+  return new S3BlobStore({
+    bucket,
+    prefix,
+    endpoint,
+    region: env.AWS_REGION || DEFAULT_S3_REGION,
+    // Compatible servers are reached by address, so the bucket cannot be a host name.
+    forcePathStyle: endpoint !== undefined,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, sessionToken: sessionToken || undefined } : undefined,
+  });
+}
+
+function checkKey(key: string): void {
+  if (!BLOB_KEY.test(key)) throw new Error(`"${key}" is not a blob key (64 lowercase hex digits)`);
+}
+
+function trimSlashes(path: string): string {
+  return path.replace(/^\/+|\/+$/g, '');
+}
+
+function statusOf(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+}
+
+function codeOf(err: unknown): string {
+  return err instanceof Error ? err.name : 'Error';
+}
+
+// GetObject has a body, so a missing bucket (NoSuchBucket) is told apart from a missing object.
+function isMissingObject(err: unknown): boolean {
+  return codeOf(err) === 'NoSuchKey' || (statusOf(err) === 404 && codeOf(err) !== 'NoSuchBucket');
+}
+
+function redact(text: string, secrets: string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret) out = out.split(secret).join('***');
+  return out;
 }
