@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 
 const exec = promisify(execFile);
 
@@ -28,7 +29,8 @@ describe('docker-compose.yml', () => {
     const { code, stdout, stderr } = await compose(['config', '--services'], KEYS);
     expect(code, stderr).toBe(0);
     const services = stdout.trim().split('\n').sort();
-    for (const s of ['codec-server', 'postgresql', 'temporal', 'temporal-ui', 'worker']) expect(services).toContain(s);
+    for (const s of ['codec-server', 'postgresql', 'temporal', 'temporal-ui', 'worker', 'minio', 'minio-bucket'])
+      expect(services).toContain(s);
   });
 
   it('encrypts payloads by default: it refuses to start without codec keys', async () => {
@@ -42,6 +44,14 @@ describe('docker-compose.yml', () => {
     expect(stdout).toMatch(/TEMPORAL_ADDRESS: temporal:7233/);
     expect(stdout).toMatch(/OPENAI_BASE_URL: http:\/\/sim-llm:8000\/v1/);
     expect(stdout).toMatch(/TEMPORAL_CODEC_ENDPOINT: http:\/\/localhost:8888/);
+  });
+
+  it('gives the workers and the codec server one payload store, MinIO', async () => {
+    const { stdout } = await compose(['config'], KEYS);
+    const services = (parse(stdout) as { services: Record<string, { environment?: Record<string, string> }> }).services;
+    for (const name of ['worker', 'codec-server']) {
+      expect(services[name]!.environment).toMatchObject({ GOT_STORE: 's3://got-payloads/runs', GOT_S3_ENDPOINT: 'http://minio:9000' });
+    }
   });
 });
 
