@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { CancelledFailure } from '@temporalio/common';
+import { CancelledFailure, defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryGrs, queryProgress, resultOf, startRun } from '../src/client/runs';
 import { GooBuilder } from '../src/goo/builder';
@@ -290,6 +290,30 @@ describe('grown operations are ordinary operations', () => {
     expect(result.noAnswer?.operation).toBe('halves[0].improve');
   });
 
+  it('fails the run when a body operation fails, naming the grown operation; its forEach fails with it', async () => {
+    const b = new GooBuilder();
+    const halves = b.forEach(null, {
+      id: 'halves',
+      parts: { split: 'chunks', params: { size: 16 } },
+      maxParts: 2,
+      body: (bb) => bb.generate(null, { id: 'sort', prompt: 'sort' }),
+    });
+    b.aggregate(halves, { id: 'merge', prompt: 'merge' });
+    // One part's call is answered, the other's key is rejected (401, not retried).
+    h.llm.injectFaults(['pass', { status: 401, message: 'Incorrect API key provided' }]);
+    const handle = await start(sortingRun(b.build()));
+    const error = await failureOf(handle);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const failed = /^run failed in operation (halves\[[01]\]\.sort): API key rejected by .*\(401\)/.exec(error.cause?.message ?? '');
+    expect(failed, error.cause?.message).not.toBeNull();
+    const grs = await queryGrs(handle);
+    expect(op(grs, failed![1]!).status).toBe('failed');
+    expect(op(grs, 'halves')).toMatchObject({ status: 'failed', outputThoughts: [] });
+    expect(op(grs, 'halves').note).toMatch(/API key rejected/);
+    expect(op(grs, 'merge').status).toBe('pending');
+    await expectRebuilt(handle, grs);
+  });
+
   it('waits for human scores under the instantiated ids', async () => {
     const goo: GoO = {
       version: 1,
@@ -339,7 +363,25 @@ describe('grown operations are ordinary operations', () => {
       });
       b.aggregate(halves, { id: 'merge', prompt: 'merge' });
       const handle = await start(sortingRun(b.build()));
-      await until(async () => ((await queryProgress(handle)).running.includes('halves[1].sort') ? true : undefined));
+      const progress = await until(async () => {
+        const now = await queryProgress(handle);
+        return now.running.includes('halves[1].sort') ? now : undefined;
+      });
+      // While the parts run, progress counts the grown operations and the Web UI names them.
+      expect(progress).toMatchObject({
+        operationsTotal: 2 + 4,
+        operationsDone: 0,
+        running: ['halves', 'halves[0].sort', 'halves[1].sort'],
+      });
+      const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      expect(currentDetails).toContain('**0 of 6 operations done**');
+      expect(currentDetails).toContain('running: halves, halves[0].sort, halves[1].sort');
+      expect(currentDetails).toContain('grown at run time: halves: 2 parts, 4 operations');
+      const summaries = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+        const summary = e.activityTaskScheduledEventAttributes ? e.userMetadata?.summary : undefined;
+        return summary ? [defaultPayloadConverter.fromPayload<string>(summary)] : [];
+      });
+      expect(summaries.sort()).toEqual(['halves[0].sort: generate ×1 from halves/0.0', 'halves[1].sort: generate ×1 from halves/1.0']);
       await handle.cancel();
       const error = await failureOf(handle);
       expect(error).toBeInstanceOf(WorkflowFailedError);
