@@ -167,7 +167,8 @@ interface ForEachInputShape {
 type AnyOperation = NonGrowing | ForEachShape;
 type AnyOperationInput = NonGrowingInput | ForEachInputShape;
 
-export const Operation = z.discriminatedUnion('type', [...NON_GROWING, ForEachOp]);
+// Named in the published JSON Schema (`$defs/Operation`), where forEach bodies refer to it.
+export const Operation = z.discriminatedUnion('type', [...NON_GROWING, ForEachOp]).meta({ id: 'Operation' });
 
 export const GoO = z.strictObject({
   /** Schema version of this document; bumped only on incompatible change. */
