@@ -90,32 +90,35 @@ const FOR_EACH_GOO: GoO = (() => {
 
 /**
  * Sorting with the task's splits: halves (a split's new thoughts), each cut into quarters by a nested
- * forEach, then a repair round that keeps the halves already sorted and improves the others.
+ * forEach whose sortings are merged, then a repair round that keeps the halves already sorted and
+ * improves the others.
  */
 const FOR_EACH_NESTED_GOO: GoO = (() => {
   const b = new GooBuilder();
-  const lower = { n: 1, higherIsBetter: false };
   const halves = b.forEach(null, {
     id: 'halves',
-    parts: { split: 'chunks', params: { size: 16 } },
-    maxParts: 4,
+    parts: { split: 'chunks', params: { size: 32 } },
+    maxParts: 2,
     body: (bb) => {
       const quarters = bb.forEach(null, {
         id: 'quarters',
-        parts: { split: 'chunks', params: { size: 8 } },
+        parts: { split: 'chunks', params: { size: 16 } },
         maxParts: 2,
-        body: (q) =>
-          q.keepBestN(q.score(q.generate(null, { id: 'sort', prompt: 'sort', k: 2 }), { id: 'score' }), { id: 'best', ...lower }),
+        body: (q) => q.score(q.generate(null, { id: 'sort', prompt: 'sort' }), { id: 'score' }),
       });
-      bb.keepBestN(bb.score(bb.aggregate(quarters, { id: 'merge', prompt: 'merge', k: 2 }), { id: 'score' }), { id: 'best', ...lower });
+      bb.score(bb.aggregate(quarters, { id: 'merge', prompt: 'merge' }), { id: 'score' });
     },
   });
   const repair = b.forEach(halves, {
     id: 'repair',
     parts: { split: 'unsolvedParts' },
-    maxParts: 4,
+    maxParts: 2,
     body: (bb) =>
-      bb.keepBestN(bb.score(bb.generate(null, { id: 'improve', prompt: 'improve', k: 2 }), { id: 'score' }), { id: 'best', ...lower }),
+      bb.keepBestN(bb.score(bb.generate(null, { id: 'improve', prompt: 'improve', k: 2 }), { id: 'score' }), {
+        id: 'best',
+        n: 1,
+        higherIsBetter: false,
+      }),
   });
   b.groundTruth(b.score(b.aggregate(repair, { id: 'merge', prompt: 'merge' }), { id: 'score' }), { id: 'groundtruth' });
   return b.build();
@@ -175,14 +178,14 @@ async function main() {
   }
 
   async function recordForEach(): Promise<void> {
-    const problem = TASKS.sorting!.generateProblem(32, SEED) as RunRequestInput['problem'];
-    for (const [name, goo] of [
-      ['sorting-foreach-32', FOR_EACH_GOO],
-      ['sorting-foreach-nested-32', FOR_EACH_NESTED_GOO],
+    for (const [name, goo, size] of [
+      ['sorting-foreach-32', FOR_EACH_GOO, 32],
+      ['sorting-foreach-nested-64', FOR_EACH_NESTED_GOO, 64],
     ] as const) {
+      const problem = TASKS.sorting!.generateProblem(size, SEED) as RunRequestInput['problem'];
       const handle = await startRun(
         client,
-        { task: 'sorting', problem, goo, labels: { scheme: name, size: 32, sample: SEED } },
+        { task: 'sorting', problem, goo, labels: { scheme: name, size, sample: SEED } },
         {
           taskQueue,
           workflowId: `fixture-${name}`,

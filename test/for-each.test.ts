@@ -236,15 +236,15 @@ describe("sorting's splits", () => {
     );
   });
 
-  it('unsolvedParts: groups by part, keeps a solved one as it is, and runs the body on the groups still wrong', () => {
+  it('unsolvedParts: groups by the list they sort, keeps a solved one as it is, and runs the body on the groups still wrong', () => {
     const inputs = [
       { unsorted: [2, 1], list: [2, 1], part: 1 },
       { unsorted: [4, 3], list: [3, 4], part: 0 },
-      { unsorted: [2, 1], list: [1, 1], part: 1 },
+      { unsorted: [2, 1], list: [1, 1] },
       { unsorted: [4, 3], list: [4, 3], part: 0 },
       { unsorted: [9, 8, 7], list: [9] },
     ];
-    expect(sortingSplits.unsolvedParts(inputs, { list: [1] }, {})).toEqual([{ thoughts: [4] }, { keep: [1] }, { thoughts: [0, 2] }]);
+    expect(sortingSplits.unsolvedParts(inputs, { list: [1] }, {})).toEqual([{ thoughts: [0, 2] }, { keep: [1] }, { thoughts: [4] }]);
   });
 });
 

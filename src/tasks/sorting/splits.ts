@@ -25,25 +25,23 @@ const chunks: Split<SortingProblem> = (inputs, _problem, params) => {
 };
 
 /**
- * `unsolvedParts`: the input thoughts grouped by their `part` (ascending; thoughts without one form
- * a group first). A group with a correct sorting of its part is kept (that thought only, as it is);
+ * `unsolvedParts`: the input thoughts grouped by the list they sort (`unsorted`), groups in the order
+ * they first appear. A group with a correct sorting of its list is kept (that thought only, as it is);
  * every other group is one part, its thoughts the candidates a body can repair or choose among.
  */
 const unsolvedParts: Split<SortingProblem> = (inputs) => {
-  const groups = new Map<number, number[]>();
+  const groups = new Map<string, number[]>();
   inputs.forEach((input, i) => {
-    const part = (input as SortingState).part ?? -1;
-    groups.set(part, [...(groups.get(part) ?? []), i]);
+    const key = JSON.stringify((input as SortingState).unsorted);
+    groups.set(key, [...(groups.get(key) ?? []), i]);
   });
-  return [...groups.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([, members]): Part => {
-      const solved = members.find((i) => {
-        const s = inputs[i] as SortingState;
-        return !!s.list && isSortedVersionOf(s.unsorted, s.list);
-      });
-      return solved === undefined ? { thoughts: members } : { keep: [solved] };
+  return [...groups.values()].map((members): Part => {
+    const solved = members.find((i) => {
+      const s = inputs[i] as SortingState;
+      return !!s.list && isSortedVersionOf(s.unsorted, s.list);
     });
+    return solved === undefined ? { thoughts: members } : { keep: [solved] };
+  });
 };
 
 export const sortingSplits = { chunks, unsolvedParts } satisfies Record<string, Split<SortingProblem>>;
