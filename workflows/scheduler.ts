@@ -143,13 +143,7 @@ export class Scheduler {
     settle: Growing['settle'],
     fail: Growing['fail'],
   ): void {
-    const grow = (parts: RunPart[]) => {
-      try {
-        this.grow(run.op, run.clock, parts, settle, fail);
-      } catch (error) {
-        fail(error);
-      }
-    };
+    const grow = (parts: RunPart[]) => this.grow(run.op, run.clock, parts, settle, fail);
     if (run.op.parts !== 'each') {
       splitParts(this.ctx, run).then(grow, fail);
       return;
