@@ -21,6 +21,7 @@ export interface SplitStep {
 /** One part as recorded: a new thought (with its checks), a group of input thoughts, or input thoughts kept as they are. */
 export type SplitPart = { state: ThoughtState; checks?: LocalChecks } | { thoughts: number[] } | { keep: number[] };
 
+/** What a split step returns: the parts, and when it ended. */
 export interface SplitResult {
   parts: SplitPart[];
   /** Worker clock when the split ended (replay-stable: recorded in history). */

@@ -8,6 +8,7 @@ import type { Operation, OperationOf } from './schema';
  * the body grows inside the copy (`F[0].G[2].x`).
  */
 
+/** A forEach operation of a GoO (or one grown inside a body). */
 export type ForEachOperation = OperationOf<'forEach'>;
 
 /** The id of part `part` of forEach `forEachId`, the prefix of every operation that part runs: `F[2]`. */

@@ -44,4 +44,5 @@ const unsolvedParts: Split<SortingProblem> = (inputs) => {
   });
 };
 
+/** Sorting's splits by name (`Task.splits`). */
 export const sortingSplits = { chunks, unsolvedParts } satisfies Record<string, Split<SortingProblem>>;
