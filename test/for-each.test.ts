@@ -395,6 +395,13 @@ describe('forEach in a task declared as data', () => {
     ]);
   });
 
+  it('accepts a forEach over every input thought without declaring any split', () => {
+    const merge = { id: 'merge', type: 'generate', prompt: 'merge', k: 2 };
+    const goo = { operations: [merge, forEach('each', ['merge'], [{ id: 'better', type: 'improve', prompt: 'improve' }])] };
+    const task = { ...lite(), schemes: { ...lite().schemes, each: goo } };
+    expect(checkRun({ task, problem: { documents: ['a', 'b'] }, goo }).task.splits).toBeUndefined();
+  });
+
   it('refuses an undeclared split, a split over a field that is no list, and an undeclared prompt in a body', () => {
     const issues = validationIssues(() =>
       checkRun({
