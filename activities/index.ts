@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { tooManyParts } from '../src/goo/grow';
 import { ValidationError } from '../src/goo/validate';
 import type { ThoughtState } from '../src/grs/types';
 import { cacheKey, type ResponseCache } from '../src/llm/cache';
@@ -26,8 +27,10 @@ import type {
   ScoreStepResult,
   StepThought,
 } from './llm-step';
+import { readParts, type SplitResult, type SplitStep } from './split-step';
 
 export type * from './llm-step';
+export type * from './split-step';
 
 export interface ActivityDeps {
   llm: LlmClient;
@@ -212,6 +215,30 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
     async checkGroundTruth(step: LocalStep): Promise<LocalResult<boolean>> {
       const { t, problem, states } = await localOf(step);
       return { values: states.map((s) => t.groundTruth!(s, problem)), at: Date.now() };
+    },
+
+    /** A forEach's parts from the task's named split; recorded in history, so a replay grows the same graph. */
+    async splitThoughts(step: SplitStep): Promise<SplitResult> {
+      const task = taskOf(step.task);
+      const named = `split "${step.split}" of task "${task.id}" (forEach "${step.operation}")`;
+      const split = task.splits && Object.hasOwn(task.splits, step.split) ? task.splits[step.split] : undefined;
+      // A split is pure: what it refuses or gets wrong now, it would on a retry too.
+      const refuse = (why: string) => ApplicationFailure.nonRetryable(`${named} ${why}`, FAILURE.validation);
+      if (!split) throw refuse(`does not exist; the task's splits: ${Object.keys(task.splits ?? {}).join(', ') || '(none)'}`);
+      const problem = await problemOf(step);
+      let made: unknown;
+      try {
+        made = split(step.states, problem, step.params);
+      } catch (e) {
+        throw refuse(`failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const read = readParts(made, step.states.length);
+      if ('error' in read) throw refuse(read.error);
+      const tooMany = tooManyParts({ id: step.operation, maxParts: step.maxParts, parts: { split: step.split } }, read.parts.length);
+      if (tooMany) throw ApplicationFailure.nonRetryable(tooMany, FAILURE.validation);
+      const asked = step.checks?.length ? step.checks : undefined;
+      const parts = read.parts.map((p) => ('state' in p && asked ? { ...p, checks: localChecks(task, asked, p.state, problem) } : p));
+      return { parts, at: Date.now() };
     },
   };
 }

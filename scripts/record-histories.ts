@@ -1,11 +1,14 @@
 /**
  * Records the event histories the replay test (test/replay.test.ts) replays against the current
  * Controller: one small real run of every task's GoT scheme, one run that fails half way and one
- * run scored by a person. Each deliberate, versioned (patched) change of the workflow records a new
+ * run scored by a person (the `standard` runs), and runs whose graph grows at run time through
+ * forEach operations (the `for-each` runs). Each deliberate change of the workflow records a new
  * generation beside the earlier ones, which stay: the point of the fixtures is that an accidental
- * change of the Controller's commands breaks the replay of runs recorded by an older worker.
+ * change of the Controller's commands breaks the replay of runs recorded by an older worker. A
+ * change that adds behaviour without altering what existing GoOs do records only the runs that
+ * use it (`--runs for-each`).
  *
- *   npx tsx scripts/record-histories.ts <generation>     e.g. 2-fast-steps
+ *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|all]   e.g. 2-fast-steps
  *
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
@@ -18,6 +21,7 @@ import { startRun } from '../src/client/runs';
 import { startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
+import { GooBuilder } from '../src/goo/builder';
 import type { GoO } from '../src/goo/schema';
 import type { RunRequestInput } from '../src/run/request';
 import { startSimulatedLlm } from '../src/simllm/server';
@@ -26,8 +30,13 @@ import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 import { pendingHumanScoresQuery, scoreThoughtsUpdate } from '../workflows/definitions';
 
 const GENERATION = process.argv[2];
-if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION)) {
-  console.error('usage: npx tsx scripts/record-histories.ts <generation>   (e.g. 2-fast-steps: a number, then what changed)');
+const RUN_SETS = ['standard', 'for-each', 'all'] as const;
+const runsFlag = process.argv.indexOf('--runs');
+const RUN_SET = (runsFlag > 0 ? process.argv[runsFlag + 1] : 'all') as (typeof RUN_SETS)[number];
+if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION) || !RUN_SETS.includes(RUN_SET)) {
+  console.error(
+    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|all]   (e.g. 2-fast-steps: a number, then what changed)',
+  );
   process.exit(2);
 }
 const OUT_DIR = fileURLToPath(new URL(`../test/fixtures/histories/${GENERATION}/`, import.meta.url));
@@ -54,6 +63,66 @@ const HUMAN_GOO: GoO = {
     { id: 'best', type: 'keepBestN', inputs: ['rate'], n: 1, higherIsBetter: true },
   ],
 };
+
+/** GoT sorting whose parts are sorted by a forEach over the LLM split's thoughts (`parts: "each"`). */
+const FOR_EACH_GOO: GoO = (() => {
+  const b = new GooBuilder();
+  const split = b.generate(null, { id: 'split', prompt: 'split', params: { parts: 2 } });
+  const sections = b.forEach(split, {
+    id: 'sections',
+    parts: 'each',
+    maxParts: 4,
+    body: (bb) =>
+      bb.keepBestN(bb.score(bb.generate(null, { id: 'sort', prompt: 'sort', k: 3 }), { id: 'score' }), {
+        id: 'best',
+        n: 1,
+        higherIsBetter: false,
+      }),
+  });
+  b.groundTruth(
+    b.keepBestN(b.score(b.aggregate(sections, { id: 'merge', prompt: 'merge', k: 3 })), { id: 'final', n: 1, higherIsBetter: false }),
+    {
+      id: 'groundtruth',
+    },
+  );
+  return b.build();
+})();
+
+/**
+ * Sorting with the task's splits: halves (a split's new thoughts), each cut into quarters by a nested
+ * forEach whose sortings are merged, then a repair round that keeps the halves already sorted and
+ * improves the others.
+ */
+const FOR_EACH_NESTED_GOO: GoO = (() => {
+  const b = new GooBuilder();
+  const halves = b.forEach(null, {
+    id: 'halves',
+    parts: { split: 'chunks', params: { size: 32 } },
+    maxParts: 2,
+    body: (bb) => {
+      const quarters = bb.forEach(null, {
+        id: 'quarters',
+        parts: { split: 'chunks', params: { size: 16 } },
+        maxParts: 2,
+        body: (q) => q.score(q.generate(null, { id: 'sort', prompt: 'sort' }), { id: 'score' }),
+      });
+      bb.score(bb.aggregate(quarters, { id: 'merge', prompt: 'merge' }), { id: 'score' });
+    },
+  });
+  const repair = b.forEach(halves, {
+    id: 'repair',
+    parts: { split: 'unsolvedParts' },
+    maxParts: 2,
+    body: (bb) =>
+      bb.keepBestN(bb.score(bb.generate(null, { id: 'improve', prompt: 'improve', k: 2 }), { id: 'score' }), {
+        id: 'best',
+        n: 1,
+        higherIsBetter: false,
+      }),
+  });
+  b.groundTruth(b.score(b.aggregate(repair, { id: 'merge', prompt: 'merge' }), { id: 'score' }), { id: 'groundtruth' });
+  return b.build();
+})();
 
 async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -95,6 +164,39 @@ async function main() {
 
   try {
     await mkdir(OUT_DIR, { recursive: true });
+    if (RUN_SET !== 'for-each') await recordStandard();
+    if (RUN_SET !== 'standard') await recordForEach();
+    const total = written.reduce((s, w) => s + w.bytes, 0);
+    log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
+  } finally {
+    worker.shutdown();
+    await running;
+    await native.close();
+    await connection.close();
+    await llm.close();
+    await server.stop();
+  }
+
+  async function recordForEach(): Promise<void> {
+    for (const [name, goo, size] of [
+      ['sorting-foreach-32', FOR_EACH_GOO, 32],
+      ['sorting-foreach-nested-64', FOR_EACH_NESTED_GOO, 64],
+    ] as const) {
+      const problem = TASKS.sorting!.generateProblem(size, SEED) as RunRequestInput['problem'];
+      const handle = await startRun(
+        client,
+        { task: 'sorting', problem, goo, labels: { scheme: name, size, sample: SEED } },
+        {
+          taskQueue,
+          workflowId: `fixture-${name}`,
+        },
+      );
+      await handle.result();
+      await save(name, handle);
+    }
+  }
+
+  async function recordStandard(): Promise<void> {
     const runs: [name: string, task: string, scheme: string, size: number][] = [
       ['sorting-got-32', 'sorting', 'got', 32],
       ['set-intersection-got-32', 'set-intersection', 'got', 32],
@@ -137,16 +239,6 @@ async function main() {
     await human.executeUpdate(scoreThoughtsUpdate, { args: [{ operationId: 'rate', scores, by: 'recorder' }] });
     await human.result();
     await save('sorting-human-32', human);
-
-    const total = written.reduce((s, w) => s + w.bytes, 0);
-    log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
-  } finally {
-    worker.shutdown();
-    await running;
-    await native.close();
-    await connection.close();
-    await llm.close();
-    await server.stop();
   }
 }
 

@@ -30,9 +30,12 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url)
  * checks), then with it (LLM results carrying checks as a parallel array), then with each thought
  * carrying its own checks, then with steps that re-ask unusable answers (the `reask-unusable` patch),
  * then with large problems passed to steps by reference (the `claim-check` patch; recorded without a
- * store, so the fixtures hold every payload).
+ * store, so the fixtures hold every payload). These record the standard runs; the generation since
+ * forEach records only runs that grow their graph: forEach changed nothing a GoO without it
+ * schedules, so it needed no patch.
  */
-const GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks', '4-reask-unusable', '5-claim-check'];
+const STANDARD_GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks', '4-reask-unusable', '6-claim-check'];
+const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each'];
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
   'doc-merge-got-4',
@@ -43,7 +46,10 @@ const RUNS = [
   'sorting-got-32-failed',
   'sorting-human-32',
 ];
-const EXPECTED = GENERATIONS.flatMap((g) => RUNS.map((r) => `${g}/${r}`));
+/** A forEach over the LLM split's thoughts; nested forEach operations over the task's splits, with a kept part. */
+const FOR_EACH_RUNS = ['sorting-foreach-32', 'sorting-foreach-nested-64'];
+const runsOf = (generation: string) => (generation === '5-for-each' ? FOR_EACH_RUNS : RUNS);
+const EXPECTED = GENERATIONS.flatMap((g) => runsOf(g).map((r) => `${g}/${r}`));
 
 const fixtures: { name: string; history: History }[] = GENERATIONS.flatMap((g) =>
   readdirSync(`${FIXTURES}${g}`)
@@ -84,7 +90,7 @@ beforeAll(async () => {
 });
 
 describe('recorded histories replay against the current Controller', () => {
-  it("has, in every generation, a fixture for every task's GoT scheme, a failed run and a human-scored run", () => {
+  it("has, in every standard generation, a fixture for every task's GoT scheme, a failed run and a human-scored run; then runs that grow", () => {
     expect(fixtures.map((f) => f.name)).toEqual(EXPECTED);
     for (const { name, history } of fixtures) {
       expect(history.events!.length, name).toBeGreaterThan(10);
@@ -109,9 +115,9 @@ describe('recorded histories replay against the current Controller', () => {
     for (const { name, history } of fixtures) {
       const patches = name.startsWith('1-')
         ? []
-        : name.startsWith('4-')
+        : /^[45]-/.test(name)
           ? [PATCH.reask]
-          : name.startsWith('5-')
+          : name.startsWith('6-')
             ? [PATCH.claimCheck]
             : [PATCH.fastSteps];
       expect(patchesOf(history), name).toEqual(patches);
@@ -148,22 +154,25 @@ describe('recorded histories replay against the current Controller', () => {
     },
   );
 
-  it.each(GENERATIONS)('rebuilds the partial GRS of the failed run (%s), naming the operation the run failed in', async (generation) => {
-    const history = fixture(`${generation}/sorting-got-32-failed`);
-    const failure = lastEvent(history).workflowExecutionFailedEventAttributes?.failure;
-    expect(failure?.message).toMatch(/^run failed in operation (\S+): .*401/);
-    const failedOp = /^run failed in operation (\S+):/.exec(failure!.message!)![1];
-    const grs = await rebuildGrs(history, { workflowBundle: bundle });
-    expect(grs.operations.find((o) => o.id === 'split')!.status).toBe('done');
-    expect(grs.thoughts.filter((t) => t.operationId === 'split')).toHaveLength(2);
-    const failed = grs.operations.filter((o) => o.status === 'failed');
-    expect(failed.map((o) => o.id)).toEqual([failedOp]);
-    expect(failed[0]!.note).toMatch(/API key rejected/);
-    // Operations after the failure never started.
-    expect(grs.operations.find((o) => o.id === 'final')!.status).toBe('pending');
-  });
+  it.each(STANDARD_GENERATIONS)(
+    'rebuilds the partial GRS of the failed run (%s), naming the operation the run failed in',
+    async (generation) => {
+      const history = fixture(`${generation}/sorting-got-32-failed`);
+      const failure = lastEvent(history).workflowExecutionFailedEventAttributes?.failure;
+      expect(failure?.message).toMatch(/^run failed in operation (\S+): .*401/);
+      const failedOp = /^run failed in operation (\S+):/.exec(failure!.message!)![1];
+      const grs = await rebuildGrs(history, { workflowBundle: bundle });
+      expect(grs.operations.find((o) => o.id === 'split')!.status).toBe('done');
+      expect(grs.thoughts.filter((t) => t.operationId === 'split')).toHaveLength(2);
+      const failed = grs.operations.filter((o) => o.status === 'failed');
+      expect(failed.map((o) => o.id)).toEqual([failedOp]);
+      expect(failed[0]!.note).toMatch(/API key rejected/);
+      // Operations after the failure never started.
+      expect(grs.operations.find((o) => o.id === 'final')!.status).toBe('pending');
+    },
+  );
 
-  it.each(GENERATIONS)('rebuilds the human scores from the accepted update (%s)', async (generation) => {
+  it.each(STANDARD_GENERATIONS)('rebuilds the human scores from the accepted update (%s)', async (generation) => {
     const history = fixture(`${generation}/sorting-human-32`);
     const accepted = history.events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
     expect(accepted).toHaveLength(1);
@@ -176,6 +185,24 @@ describe('recorded histories replay against the current Controller', () => {
     expect(Object.fromEntries(rate.inputThoughts.map((id) => [id, grs.thoughts.find((t) => t.id === id)!.score]))).toEqual(sent.scores);
     const best = Object.entries(sent.scores).sort((a, b) => b[1] - a[1])[0]![0];
     expect(grs.operations.find((o) => o.id === 'best')!.outputThoughts).toEqual([best]);
+  });
+});
+
+describe('recorded runs that grew their graph', () => {
+  it('rebuild every grown operation with its forEach, part and inputs, the splits from their recorded local activities', async () => {
+    const history = fixture('5-for-each/sorting-foreach-nested-64');
+    const grs = await rebuildGrs(history, { workflowBundle: bundle });
+    const grown = grs.operations.filter((o) => o.grownBy !== undefined);
+    expect(grown.map((o) => o.id)).toEqual(expect.arrayContaining(['halves[0].quarters', 'halves[1].quarters[1].sort', 'halves[1].merge']));
+    for (const o of grown) {
+      expect(o.id.startsWith(`${o.grownBy}[${o.part}].`), o.id).toBe(true);
+      for (const input of o.inputs!) expect(input.startsWith(`${o.grownBy}[${o.part}].`), `${o.id} <- ${input}`).toBe(true);
+    }
+    // Every split ran once, in a local activity whose result history keeps: prepareRun, then halves, two quarters, repair.
+    const splits = history.events!.filter((e) => localActivityType(e) === 'splitThoughts');
+    expect(splits).toHaveLength(4);
+    expect(grs.operations.find((o) => o.id === 'repair')!.parts!.some((p) => p.kept)).toBe(true);
+    expect(grs.operations.find((o) => o.id === 'repair')!.parts!.some((p) => !p.kept)).toBe(true);
   });
 });
 

@@ -8,6 +8,7 @@ import type { RunRequest } from '../src/run/request';
 import type { CallSlots } from './call-slots';
 import type { HumanScoring } from './human-scores';
 import type { RunPath } from './paths/run-path';
+import type { RunGraph } from './run-graph';
 
 /**
  * What every step of one run shares: the checked request, its analysed GoO, the GRS being built
@@ -17,6 +18,8 @@ import type { RunPath } from './paths/run-path';
 export interface RunContext {
   readonly request: RunRequest;
   readonly analyzed: AnalyzedGoO;
+  /** The graph being run: the GoO's operations and those its forEach operations grew so far. */
+  readonly graph: RunGraph;
   readonly grs: GrsRecorder;
   /** The problem's root thought: the input of every operation without input operations. */
   readonly root: Thought;

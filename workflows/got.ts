@@ -27,6 +27,7 @@ import { fastSteps } from './paths/fast-steps';
 import { reaskUnusable } from './paths/reask-unusable';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
 import { resultOf } from './result';
+import { RunGraph } from './run-graph';
 import { type OperationFailure, Scheduler } from './scheduler';
 import { markFinished, markStarted, showProgress } from './web-ui';
 
@@ -62,7 +63,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   let run: { ctx: RunContext; scheduler: Scheduler } | undefined;
   setHandler(grsQuery, () => (run?.ctx.grs ?? preparingGrs(input)).snapshot());
   setHandler(progressQuery, () =>
-    run ? progressOf(run.ctx.grs, run.ctx.analyzed, run.scheduler.running, humans.awaiting) : preparingProgress(input),
+    run ? progressOf(run.ctx.grs, run.ctx.graph, run.scheduler.running, humans.awaiting) : preparingProgress(input),
   );
 
   const { request, analyzed, prepared } = await path.prepare(input, {
@@ -73,9 +74,11 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   });
   const grs = recorderFor(request, analyzed);
   const llmOptions = llmOptionsOf(request);
+  const graph = new RunGraph(analyzed);
   const ctx: RunContext = {
     request,
     analyzed,
+    graph,
     grs,
     root: grs.addRoot(prepared.rootState),
     problem: path.problemByReference && prepared.problemRef ? { problemRef: prepared.problemRef } : { problem: request.problem },
@@ -88,7 +91,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     checked: new Map<string, LocalChecks>(),
     slots: new CallSlots(request.llm.maxConcurrentCalls, path.takesFreeSlotAtOnce),
     notes: new Map<string, string>(),
-    progressChanged: () => showProgress(grs, analyzed.order.length, scheduler.running, humans.awaiting),
+    progressChanged: () => showProgress(grs, graph, scheduler.running, humans.awaiting),
   };
   const scheduler = new Scheduler(ctx);
   run = { ctx, scheduler };

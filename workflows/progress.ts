@@ -1,14 +1,14 @@
-import type { AnalyzedGoO } from '../src/goo/graph';
 import { GrsRecorder } from '../src/grs/recorder';
 import type { Progress, RunRequestInput } from '../src/run/request';
 import { taskIdOf } from '../src/tasks/task-ref';
+import type { RunGraph } from './run-graph';
 
-/** The `progress` query's answer for a run under way. */
-export function progressOf(grs: GrsRecorder, analyzed: AnalyzedGoO, running: ReadonlySet<string>, awaitingHumanScores: string[]): Progress {
+/** The `progress` query's answer for a run under way; its total grows when a forEach grows the graph. */
+export function progressOf(grs: GrsRecorder, graph: RunGraph, running: ReadonlySet<string>, awaitingHumanScores: string[]): Progress {
   const spent = grs.spent;
   return {
     operationsDone: grs.finishedOperations,
-    operationsTotal: analyzed.order.length,
+    operationsTotal: graph.size,
     running: [...running],
     awaitingHumanScores,
     llmCalls: spent.llmCalls,

@@ -12,19 +12,14 @@ const MAX_RESULT_CHARS = 1_500_000;
  * GRS, and, where the run's path reports it, whether it answered at all.
  */
 export function resultOf(
-  { request, grs, analyzed, path }: Pick<RunContext, 'request' | 'grs' | 'analyzed' | 'path'>,
+  { request, grs, graph: running, path }: Pick<RunContext, 'request' | 'grs' | 'graph' | 'path'>,
   higherIsBetter: boolean,
 ): RunResult {
   const graph = grs.final();
   const best = bestThought(graph, higherIsBetter);
   const final = finalThoughts(graph);
-  const status = path.survivesUnusableAnswers
-    ? answerStatus(
-        graph,
-        final,
-        analyzed.order.map((id) => analyzed.byId.get(id)!),
-      )
-    : {};
+  // Grown operations count where they ran: before the forEach that grew them.
+  const status = path.survivesUnusableAnswers ? answerStatus(graph, final, running.inOrder()) : {};
   return fitPayloadLimit({ task: taskIdOf(request.task), labels: request.labels, final, ...(best ? { best } : {}), ...status, grs: graph });
 }
 

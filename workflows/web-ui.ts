@@ -3,6 +3,7 @@ import type { GrsRecorder } from '../src/grs/recorder';
 import type { RunRequest } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES, type RunStatus } from '../src/run/search-attributes';
 import { taskIdOf } from '../src/tasks/task-ref';
+import type { RunGraph } from './run-graph';
 
 /**
  * What the Web UI shows of a run besides its history: typed search attributes to filter runs by,
@@ -27,11 +28,14 @@ export function markFinished(status: Exclude<RunStatus, 'running'>, costUsdSpent
   ]);
 }
 
-export function showProgress(grs: GrsRecorder, total: number, running: ReadonlySet<string>, awaitingHumans: readonly string[]): void {
+/** The run page's details line: operations done of the graph's (growing) total, what runs, what has grown, what waits. */
+export function showProgress(grs: GrsRecorder, graph: RunGraph, running: ReadonlySet<string>, awaitingHumans: readonly string[]): void {
   const { llmCalls, promptTokens, completionTokens, costUsd } = grs.spent;
+  const grown = graph.growthSummary();
   const lines = [
-    `**${grs.finishedOperations} of ${total} operations done** · ${llmCalls} LLM call${llmCalls === 1 ? '' : 's'} · ${promptTokens + completionTokens} tokens · $${costUsd.toFixed(4)}`,
+    `**${grs.finishedOperations} of ${graph.size} operations done** · ${llmCalls} LLM call${llmCalls === 1 ? '' : 's'} · ${promptTokens + completionTokens} tokens · $${costUsd.toFixed(4)}`,
     running.size ? `running: ${[...running].join(', ')}` : '',
+    grown.length ? `grown at run time: ${grown.join('; ')}` : '',
     awaitingHumans.length ? `waiting for a person to score: ${awaitingHumans.join(', ')}` : '',
     grs.budgetExhausted ? 'budget exhausted: no further LLM calls' : '',
   ];

@@ -60,6 +60,30 @@ export class GooBuilder {
     return this.add({ type: 'groundTruth' }, inputs, 'groundtruth', o.id);
   }
 
+  /**
+   * A forEach: grows the graph at run time by one copy of the body per part. `body` builds the body
+   * with a builder of its own (ids local to the body); there, an operation given no inputs (`null`,
+   * or `[]`) starts from the part's thoughts.
+   */
+  forEach(
+    inputs: Inputs | null,
+    o: Common & {
+      parts: 'each' | { split: string; params?: Record<string, unknown> };
+      maxParts: number;
+      body?: (body: GooBuilder) => void;
+    },
+  ): Ref {
+    const body = new GooBuilder();
+    o.body?.(body);
+    const parts = o.parts === 'each' ? o.parts : { split: o.parts.split, ...(o.parts.params ? { params: o.parts.params } : {}) };
+    return this.add(
+      { type: 'forEach', parts: parts as never, maxParts: o.maxParts, body: body.build().operations },
+      inputs ?? [],
+      'foreach',
+      o.id,
+    );
+  }
+
   build(): GoO {
     return { version: 1, operations: this.ops.map((op) => ({ ...op, inputs: [...op.inputs] })) };
   }

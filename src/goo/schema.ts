@@ -3,7 +3,8 @@ import { z } from 'zod';
 /**
  * The Graph of Operations (GoO) as data. Every operation names the operations whose output
  * thoughts it consumes (`inputs`); an operation without inputs starts from the problem's
- * root thought. The schema is the type: everything else is inferred from it.
+ * root thought (inside a forEach body: from its part's thoughts). The schema is the type:
+ * everything else is inferred from it.
  */
 
 export { DEFAULT_LIMITS } from './graph';
@@ -104,7 +105,36 @@ export const GroundTruthOp = z.strictObject({
   type: z.literal('groundTruth'),
 });
 
-export const Operation = z.discriminatedUnion('type', [
+/** How a forEach cuts its input thoughts into parts. */
+export const Parts = z.union([
+  z.literal('each').describe('every input thought is one part'),
+  z.strictObject({
+    /** The task's named split function (`Task.splits`), run in a local activity: its parts are recorded in history. */
+    split: z.string().min(1),
+    params: params.describe("the split's parameters"),
+  }),
+]);
+
+/**
+ * Grows the graph while the run goes on: the body (operations with ids local to it) runs once per
+ * part, the number of parts known only at run time. Part i of forEach `F` runs a copy of the body
+ * whose ids are `F[i].<id>`; body operations without inputs start from the part's thoughts. Its
+ * output: the body's sinks' outputs over all parts, in part order (a part the split keeps, or an
+ * empty body, passes the part's thoughts on).
+ */
+export const ForEachOp = z.strictObject({
+  ...base,
+  type: z.literal('forEach'),
+  parts: Parts,
+  /** At most this many parts (bounded by `limits.maxParts`); a split making more fails the operation. */
+  maxParts: z.number().int().min(1).describe('the most parts this forEach may make at run time'),
+  // Annotated with the named types below: the schema refers to itself through Operation.
+  get body(): z.ZodArray<z.ZodType<AnyOperation, AnyOperationInput>> {
+    return z.array(Operation).describe('operations run once per part; ids are local to the body');
+  },
+});
+
+const NON_GROWING = [
   GenerateOp,
   AggregateOp,
   ImproveOp,
@@ -114,7 +144,31 @@ export const Operation = z.discriminatedUnion('type', [
   KeepValidOnlyOp,
   SelectorOp,
   GroundTruthOp,
-]);
+] as const;
+type NonGrowing = z.infer<(typeof NON_GROWING)[number]>;
+type NonGrowingInput = z.input<(typeof NON_GROWING)[number]>;
+/** The recursive types the forEach schema names (inferred types cannot refer to themselves). */
+interface ForEachShape {
+  id: string;
+  inputs: string[];
+  type: 'forEach';
+  parts: z.infer<typeof Parts>;
+  maxParts: number;
+  body: AnyOperation[];
+}
+interface ForEachInputShape {
+  id: string;
+  inputs?: string[] | undefined;
+  type: 'forEach';
+  parts: z.input<typeof Parts>;
+  maxParts: number;
+  body: AnyOperationInput[];
+}
+type AnyOperation = NonGrowing | ForEachShape;
+type AnyOperationInput = NonGrowingInput | ForEachInputShape;
+
+// Named in the published JSON Schema (`$defs/Operation`), where forEach bodies refer to it.
+export const Operation = z.discriminatedUnion('type', [...NON_GROWING, ForEachOp]).meta({ id: 'Operation' });
 
 export const GoO = z.strictObject({
   /** Schema version of this document; bumped only on incompatible change. */
@@ -128,5 +182,6 @@ export type GoO = z.infer<typeof GoO>;
 export type GoOInput = z.input<typeof GoO>;
 export type OperationOf<T extends OperationType> = Extract<Operation, { type: T }>;
 export type Scorer = z.infer<typeof Scorer>;
+export type Parts = z.infer<typeof Parts>;
 
 export { callsLlm, LLM_OPERATION_TYPES } from './graph';

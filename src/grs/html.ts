@@ -12,7 +12,9 @@ export interface HtmlOptions {
 /**
  * A self-contained page (no network, no libraries) that draws a GRS: thoughts as nodes in layers
  * by depth, parent links as edges, the best thought and its ancestry highlighted, scores on the
- * nodes, and a thought's full content in a side panel on click.
+ * nodes, and a thought's full content in a side panel on click. The thoughts of each part a forEach
+ * grew are drawn in columns of their own, inside a box named for the part (`F[0]`), nested parts
+ * inside their part's box.
  */
 export function toHtml(grs: Grs, o: HtmlOptions): string {
   const index = thoughtsById(grs);
@@ -52,6 +54,9 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
   .node text { font-size: 10px; pointer-events: none; }
   .node { cursor: pointer; }
   .edge { stroke: #b4bccb; fill: none; }
+  .part rect { fill: #eef2fb; fill-opacity: 0.55; stroke: #7d8fbf; stroke-dasharray: 5 3; rx: 8; }
+  .part text { font-size: 11px; fill: #3c4f86; font-weight: 600; }
+  tr.grown td:first-child { padding-left: 16px; }
   .edge.best { stroke: #c47a12; stroke-width: 2; }
   table { border-collapse: collapse; font-size: 12px; } td, th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; }
 </style>
@@ -74,15 +79,51 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
   };
   const layers = [];
   for (const t of data.thoughts) (layers[depthOf(t)] ||= []).push(t);
-  const W = 124, H = 46, GX = 14, GY = 56, PAD = 20;
+  const W = 124, H = 46, GX = 14, GY = 56, PAD = 20, BAND_GAP = 24;
+  // The part a thought belongs to ('' outside every forEach): its operation's part, or, for a thought
+  // a split made, the part it starts. Parts nest: 'F[0].G[1]' lies inside 'F[0]'.
+  const ops = new Map(data.operations.map((o, i) => [o.id, { ...o, index: i }]));
+  const partOfOp = (o) => (o && o.grownBy !== undefined ? o.grownBy + '[' + o.part + ']' : '');
+  const made = new Map();
+  for (const o of data.operations) (o.parts || []).forEach((p, i) => p.thoughts.forEach((id) => { if (byId.get(id)?.operationId === o.id) made.set(id, o.id + '[' + i + ']'); }));
+  const partOf = (t) => made.get(t.id) ?? partOfOp(ops.get(t.operationId));
+  const forEachOf = (key) => key.slice(0, key.lastIndexOf('['));
+  const parentOf = (key) => partOfOp(ops.get(forEachOf(key)));
+  const order = (key) => (key ? [...order(parentOf(key)), ops.get(forEachOf(key))?.index ?? 0, Number(key.slice(key.lastIndexOf('[') + 1, -1))] : []);
+  const keys = new Set(['']);
+  for (const t of data.thoughts) for (let k = partOf(t); k; k = parentOf(k)) keys.add(k);
+  const before = (a, b) => { const x = order(a), y = order(b); for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i]; return x.length - y.length; };
+  const bands = [...keys].sort(before);
+  // Each part gets columns of its own, as wide as its widest layer, so its box overlaps no other.
+  const widthOf = new Map(bands.map((k) => [k, Math.max(0, ...layers.map((l) => (l || []).filter((t) => partOf(t) === k).length))]));
+  const bandX = new Map();
+  let cursor = PAD;
+  for (const k of bands) { if (cursor > PAD && widthOf.get(k)) cursor += BAND_GAP; bandX.set(k, cursor); cursor += widthOf.get(k) * (W + GX); }
   const pos = new Map();
-  layers.forEach((layer, d) => layer.forEach((t, i) => pos.set(t.id, { x: PAD + i * (W + GX), y: PAD + d * (H + GY) })));
+  layers.forEach((layer, d) => {
+    const used = new Map();
+    (layer || []).forEach((t) => { const k = partOf(t), i = used.get(k) ?? 0; used.set(k, i + 1); pos.set(t.id, { x: bandX.get(k) + i * (W + GX), y: PAD + d * (H + GY) }); });
+  });
   const svg = document.getElementById('svg');
-  const width = PAD * 2 + Math.max(...layers.map((l) => l.length)) * (W + GX);
+  const width = cursor + PAD;
   const height = PAD * 2 + layers.length * (H + GY);
   svg.setAttribute('width', width); svg.setAttribute('height', height);
   const NS = 'http://www.w3.org/2000/svg';
   const el = (name, attrs, parent) => { const e = document.createElementNS(NS, name); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); parent.appendChild(e); return e; };
+  // A box per part, behind the thoughts: around its own thoughts and those of the parts nested in it.
+  const inside = (k, key) => k === key || k.startsWith(key + '.');
+  const depthOfKey = (key) => (key.match(/\\[/g) || []).length;
+  const deepest = Math.max(0, ...bands.map(depthOfKey));
+  for (const key of bands.filter((k) => k)) {
+    const mine = data.thoughts.filter((t) => inside(partOf(t), key)).map((t) => pos.get(t.id));
+    if (!mine.length) continue;
+    const m = 4 + 5 * (deepest - depthOfKey(key));
+    const x0 = Math.min(...mine.map((p) => p.x)) - m, x1 = Math.max(...mine.map((p) => p.x)) + W + m;
+    const y0 = Math.min(...mine.map((p) => p.y)) - m - 14, y1 = Math.max(...mine.map((p) => p.y)) + H + m;
+    const g = el('g', { class: 'part', 'data-part': key }, svg);
+    el('rect', { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, g);
+    el('text', { x: x0 + 6, y: y0 + 12 }, g).textContent = key;
+  }
   for (const t of data.thoughts) for (const p of t.parents) {
     const a = pos.get(p), b = pos.get(t.id); if (!a || !b) continue;
     const best = t.onBestPath && byId.get(p)?.onBestPath;
@@ -105,7 +146,7 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
     const call = data.calls.find((c) => c.id === t.callId);
     document.getElementById('details').innerHTML =
       '<h3>' + esc(t.id) + '</h3>' +
-      '<p>operation <b>' + esc(t.operationId) + '</b> · ' + (t.valid ? 'valid' : 'invalid: ' + esc(t.error || '')) + '<br>' +
+      '<p>operation <b>' + esc(t.operationId) + '</b>' + (partOf(t) ? ' (part ' + esc(partOf(t)) + ', grown at run time)' : '') + ' · ' + (t.valid ? 'valid' : 'invalid: ' + esc(t.error || '')) + '<br>' +
       'score ' + (t.score === undefined ? '—' : esc(t.score)) + (t.solved === undefined ? '' : ' · ' + (t.solved ? 'solved' : 'not solved')) + ' · volume ' + t.volume + '<br>' +
       'parents: ' + (t.parents.map(esc).join(', ') || '—') + '</p>' +
       (call ? '<p>LLM call ' + esc(call.id) + (call.reask ? ' (re-ask ' + call.reask + ': the answers before were unusable)' : '') + ': ' + call.usage.promptTokens + ' + ' + call.usage.completionTokens + (call.usage.estimated ? ' tokens (estimated)' : ' tokens') + ', $' + call.costUsd.toFixed(5) + ', ' + call.latencyMs + ' ms, attempt ' + call.attempt + '</p>' : '') +
@@ -115,11 +156,17 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
       '<h4>State</h4><pre>' + esc(compact(t.state)) + '</pre>';
   }
   const s = data.totals;
+  const grown = data.operations.filter((o) => o.grownBy !== undefined);
   document.getElementById('summary').innerHTML = '<b>' + esc(data.title) + '</b> <span></span>' +
     '<span>' + data.thoughts.length + ' thoughts</span><span>' + s.llmCalls + ' LLM calls</span><span>' + (s.promptTokens + s.completionTokens) + ' tokens</span><span>$' + s.costUsd.toFixed(4) + '</span>' +
-    (data.bestId ? '<span>best: ' + esc(data.bestId) + ' (score ' + esc(byId.get(data.bestId)?.score) + ')</span>' : '') + (data.budgetExhausted ? '<span>budget exhausted</span>' : '');
+    (data.bestId ? '<span>best: ' + esc(data.bestId) + ' (score ' + esc(byId.get(data.bestId)?.score) + ')</span>' : '') + (data.budgetExhausted ? '<span>budget exhausted</span>' : '') +
+    (grown.length ? '<span>' + grown.length + ' operations grown at run time</span>' : '');
+  // Grown operations are listed right after the forEach that grew them, part by part.
+  const children = (id) => data.operations.filter((o) => o.grownBy === id);
+  const listed = (o) => [o, ...children(o.id).flatMap(listed)];
+  const row = (o) => '<tr class="' + (o.grownBy !== undefined ? 'grown' : '') + '" data-op="' + esc(o.id) + '"><td>' + esc(o.id) + '</td><td>' + esc(o.type) + (o.parts ? ' (' + o.parts.length + ' parts)' : '') + '</td><td>' + esc(o.status) + '</td><td>' + (o.endedAt !== undefined && o.startedAt !== undefined ? o.endedAt - o.startedAt : '') + '</td><td>' + o.outputThoughts.length + '</td></tr>';
   document.getElementById('ops').innerHTML = '<h4>Operations</h4><table><tr><th>id</th><th>type</th><th>status</th><th>ms</th><th>out</th></tr>' +
-    data.operations.map((o) => '<tr><td>' + esc(o.id) + '</td><td>' + esc(o.type) + '</td><td>' + esc(o.status) + '</td><td>' + (o.endedAt !== undefined && o.startedAt !== undefined ? o.endedAt - o.startedAt : '') + '</td><td>' + o.outputThoughts.length + '</td></tr>').join('') + '</table>';
+    data.operations.filter((o) => o.grownBy === undefined).flatMap(listed).map(row).join('') + '</table>';
 })();
 </script>
 </body>

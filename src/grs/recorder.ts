@@ -1,4 +1,4 @@
-import type { Grs, LlmCall, OperationRecord, Thought, ThoughtState, Totals } from './types';
+import type { GrownPart, Grs, LlmCall, OperationRecord, Thought, ThoughtState, Totals } from './types';
 
 export const ROOT_THOUGHT_ID = 'root/0';
 
@@ -15,6 +15,13 @@ export interface NewThought {
   callId?: string;
 }
 
+/** An operation a forEach grew: its grown id, type and input operations (none: it starts from its part's thoughts). */
+export interface GrownOperation {
+  id: string;
+  type: string;
+  inputs: string[];
+}
+
 /**
  * Everything that changes a GRS, as data. The GRS is a fold over these facts: the Controller
  * emits them as it runs, and replaying a run's history emits the same facts in the same order,
@@ -24,6 +31,7 @@ export type GrsFact =
   | { kind: 'init'; task: string; operations: { id: string; type: string }[]; finalOperations: string[] }
   | { kind: 'root'; state: ThoughtState }
   | { kind: 'operationStarted'; id: string; inputThoughts: string[]; at: number }
+  | { kind: 'grown'; by: string; parts: (GrownPart & { operations: GrownOperation[] })[] }
   | { kind: 'operationFinished'; id: string; outputThoughts: string[]; at: number; status: FinishedStatus; note?: string }
   | { kind: 'thoughtsCreated'; operationId: string; key: string | number; created: NewThought[] }
   | { kind: 'callRecorded'; key: string | number; call: Omit<LlmCall, 'id'> }
@@ -62,6 +70,14 @@ export class GrsRecorder {
         return;
       case 'root':
         this.thoughts.set(ROOT_THOUGHT_ID, { id: ROOT_THOUGHT_ID, operationId: 'root', parents: [], state: fact.state, valid: true });
+        return;
+      case 'grown':
+        this.operation(fact.by).parts = fact.parts.map(({ operations: _operations, ...part }) => part);
+        fact.parts.forEach(({ operations }, part) => {
+          for (const { id, type, inputs } of operations) {
+            this.operations.set(id, { id, type, status: 'pending', inputThoughts: [], outputThoughts: [], grownBy: fact.by, part, inputs });
+          }
+        });
         return;
       case 'operationStarted':
         Object.assign(this.operation(fact.id), { status: 'running', inputThoughts: fact.inputThoughts, startedAt: fact.at });
@@ -126,6 +142,14 @@ export class GrsRecorder {
 
   startOperation(id: string, inputThoughts: string[], at: number): void {
     this.apply({ kind: 'operationStarted', id, inputThoughts, at });
+  }
+
+  /**
+   * Records how a forEach grew the graph: each part's thoughts and the operations it runs, which
+   * join the GRS as pending operations (`grownBy`, `part`, `inputs`).
+   */
+  grow(by: string, parts: (GrownPart & { operations: GrownOperation[] })[]): void {
+    this.apply({ kind: 'grown', by, parts });
   }
 
   finishOperation(id: string, outputThoughts: string[], at: number, status: FinishedStatus = 'done', note?: string): void {

@@ -67,6 +67,14 @@ export type LlmCall = z.infer<typeof LlmCall>;
 export const OperationStatus = z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'cancelled']);
 export type OperationStatus = z.infer<typeof OperationStatus>;
 
+export const GrownPart = z.object({
+  /** The thoughts the part's body started from (a thought the split made, or input thoughts), or the input thoughts it kept. */
+  thoughts: z.array(z.string()),
+  /** The part was kept as it is: its thoughts went to the forEach's output and the body did not run for it. */
+  kept: z.literal(true).optional(),
+});
+export type GrownPart = z.infer<typeof GrownPart>;
+
 export const OperationRecord = z.object({
   id: z.string(),
   type: z.string(),
@@ -80,6 +88,13 @@ export const OperationRecord = z.object({
   startedAt: z.number().optional(),
   endedAt: z.number().optional(),
   note: z.string().optional(),
+  /** A forEach that has grown: each part's thoughts (what its body started from, or what it kept) in part order. */
+  parts: z.array(GrownPart).optional(),
+  /** Set on an operation a forEach grew at run time: the forEach (its id, `F` or `F[0].G`), and which of its parts. */
+  grownBy: z.string().optional(),
+  part: z.number().int().min(0).optional(),
+  /** A grown operation's input operations (grown ids); empty when it starts from its part's thoughts. */
+  inputs: z.array(z.string()).optional(),
 });
 export type OperationRecord = z.infer<typeof OperationRecord>;
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { everyOperation } from '../goo/graph';
 import { type AnalyzedGoO, formatPath, type Issue, ValidationError, validateGoO, zodIssues } from '../goo/validate';
 import { TaskDeclaration } from '../tasks/declarative/schema';
 import { resolveTask, TASKS, UnknownTaskError } from '../tasks/registry';
@@ -42,11 +43,13 @@ export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute =
   const issues: Issue[] = [];
   const problem = task.problem.safeParse(request.problem);
   if (!problem.success) issues.push(...zodIssues(problem.error, 'problem'));
-  request.goo.operations.forEach((op, i) => {
-    issues.push(...taskSupports(task, op, i));
+  // Operations in forEach bodies run like any other: the task must serve them too.
+  everyOperation(request.goo.operations, (op, at) => {
+    const path = ['goo', 'operations', ...at];
+    issues.push(...taskSupports(task, op, path));
     if (problem.success && 'prompt' in op && task.checkParams) {
       for (const message of task.checkParams(op.prompt, op.params ?? {}, problem.data))
-        issues.push({ path: formatPath(['goo', 'operations', i, 'params']), message });
+        issues.push({ path: formatPath([...path, 'params']), message });
     }
   });
   // A run whose payloads cannot fit Temporal's limits would retry its workflow task forever: refuse it now.
@@ -84,8 +87,8 @@ function requestIssues(error: z.ZodError, input: unknown): Issue[] {
   });
 }
 
-function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number], i: number): Issue[] {
-  const path = (field: string) => formatPath(['goo', 'operations', i, field]);
+function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number], at: (string | number)[]): Issue[] {
+  const path = (field: string) => formatPath([...at, field]);
   const missing = (what: string) => [
     { path: path('type'), message: `task "${task.id}" has no ${what}, which a ${op.type} operation needs` },
   ];
@@ -113,6 +116,17 @@ function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number]
       ];
     case 'groundTruth':
       return task.groundTruth ? [] : missing('ground truth check');
+    case 'forEach': {
+      if (op.parts === 'each') return [];
+      const splits = Object.keys(task.splits ?? {});
+      if (splits.includes(op.parts.split)) return [];
+      return [
+        {
+          path: path('parts.split'),
+          message: `task "${task.id}" has no split "${op.parts.split}"; expected one of: ${splits.join(', ') || '(none)'}`,
+        },
+      ];
+    }
     default:
       return [];
   }

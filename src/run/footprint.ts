@@ -1,5 +1,5 @@
-import type { AnalyzedGoO, Issue } from '../goo/graph';
-import type { Operation } from '../goo/schema';
+import { type AnalyzedGoO, type Issue, structureOf } from '../goo/graph';
+import type { Operation, OperationOf } from '../goo/schema';
 
 /**
  * Temporal's limits that a run's payloads meet: a workflow task's reply travels in one gRPC message
@@ -21,19 +21,48 @@ export interface GooWidth {
 /**
  * An upper bound on the LLM calls each operation starts at once, following thought counts through the
  * GoO: a generate asks once per input thought (k per input with per-sample fan-out) and yields k
- * thoughts per input (a split's `params.parts` each); an LLM score judges every input thought.
+ * thoughts per input (a split's `params.parts` each); an LLM score judges every input thought; a
+ * forEach runs its body on up to `maxParts` parts at once (one thought each for a split's parts).
  */
 export function gooWidth(analyzed: AnalyzedGoO, perSample: boolean): GooWidth {
+  const { calls, operation } = scopeWidth(
+    analyzed.order.map((id) => analyzed.byId.get(id)!),
+    1,
+    perSample,
+  );
+  return { widestCalls: calls, widestOperation: operation };
+}
+
+/** The widest step of operations in a topological order whose operations without inputs start from `start` thoughts; and their sinks' thoughts. */
+function scopeWidth(ops: readonly Operation[], start: number, perSample: boolean): { calls: number; operation: string; out: number } {
   const thoughts = new Map<string, number>();
+  const consumed = new Set(ops.flatMap((op) => op.inputs));
   let widest = { calls: 0, operation: '' };
-  for (const id of analyzed.order) {
-    const op = analyzed.byId.get(id)!;
-    const inputs = op.inputs.length === 0 ? 1 : op.inputs.reduce((sum, i) => sum + (thoughts.get(i) ?? 0), 0);
-    const { calls, out } = widthOf(op, inputs, perSample);
-    thoughts.set(id, out);
-    if (calls > widest.calls) widest = { calls, operation: id };
+  for (const op of ops) {
+    const inputs = op.inputs.length === 0 ? start : op.inputs.reduce((sum, i) => sum + (thoughts.get(i) ?? 0), 0);
+    const { calls, out, operation } =
+      op.type === 'forEach' ? forEachWidth(op, inputs, perSample) : { ...widthOf(op, inputs, perSample), operation: op.id };
+    thoughts.set(op.id, out);
+    if (calls > widest.calls) widest = { calls, operation };
   }
-  return { widestCalls: widest.calls, widestOperation: widest.operation };
+  const out = ops.filter((op) => !consumed.has(op.id)).reduce((sum, op) => sum + thoughts.get(op.id)!, 0);
+  return { ...widest, out };
+}
+
+function forEachWidth(op: OperationOf<'forEach'>, inputs: number, perSample: boolean): { calls: number; out: number; operation: string } {
+  const parts = op.parts === 'each' ? Math.min(inputs, op.maxParts) : op.maxParts;
+  // A part starts from one thought (an input thought, or the one a split made); a split's group of
+  // input thoughts is counted as one too: the groups share the inputs, which bound the calls anyway.
+  if (!op.body.length) return { calls: 0, out: parts, operation: op.id };
+  const { order } = structureOf(op.body);
+  const byId = new Map(op.body.map((b) => [b.id, b]));
+  const body = scopeWidth(
+    order.map((id) => byId.get(id)!),
+    1,
+    perSample,
+  );
+  // The parts' copies start together: their widest steps may fall into one workflow task.
+  return { calls: parts * body.calls, out: parts * body.out, operation: op.id };
 }
 
 function widthOf(op: Operation, inputs: number, perSample: boolean): { calls: number; out: number } {

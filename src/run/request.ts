@@ -127,7 +127,11 @@ export type PendingHumanScore = z.infer<typeof PendingHumanScore>;
 /** The `progress` query's answer. */
 export const Progress = z.object({
   operationsDone: z.number().int(),
-  operationsTotal: z.number().int(),
+  /** The GoO's operations and those its forEach operations grew so far: it grows while a run grows its graph. */
+  operationsTotal: z
+    .number()
+    .int()
+    .describe("the GoO's operations and those its forEach operations grew so far (grows while the run grows its graph)"),
   running: z.array(z.string()),
   awaitingHumanScores: z.array(z.string()),
   llmCalls: z.number().int(),

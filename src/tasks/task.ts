@@ -51,6 +51,19 @@ export interface LlmScorer<P> {
   unparseableScore: number;
 }
 
+/**
+ * One part a split makes for a forEach (see `Task.splits`): a new thought (its parents are all the
+ * forEach's input thoughts), a group of input thoughts (by index) the body runs on, or input
+ * thoughts passed straight to the forEach's output without running the body.
+ */
+export type Part = { state: ThoughtState } | { thoughts: number[] } | { keep: number[] };
+
+/**
+ * A named split: cuts a forEach's input thoughts into parts. Pure and deterministic; it runs in a
+ * local activity, so its parts are recorded in history and a replay grows the same graph.
+ */
+export type Split<P> = (inputs: ThoughtState[], problem: P, params: Record<string, unknown>) => Part[];
+
 export interface Sample<P> {
   id: string;
   problem: P;
@@ -86,6 +99,8 @@ export interface Task<P = unknown> {
   checkParams?(prompt: string, params: Record<string, unknown>, problem: P): string[];
   /** Local score of a thought (no LLM); lower or higher is better per `higherIsBetter`. */
   score?(state: ThoughtState, problem: P): number;
+  /** Splits by name, for forEach operations with `parts: { split }`. */
+  splits?: Record<string, Split<P>>;
   /** LLM judges by name, for Score operations with an `llm` scorer. */
   llmScorers?: Record<string, LlmScorer<P>>;
   /** Local validity check used by ValidateAndImprove. */

@@ -1,5 +1,5 @@
 import type { LocalCheck, PreparedRun } from '../../activities';
-import { analyzeGoO } from '../../src/goo/graph';
+import { analyzeGoO, everyOperation } from '../../src/goo/graph';
 import type { Operation } from '../../src/goo/schema';
 import type { RunRequest } from '../../src/run/request';
 import { asRunFailure } from '../failures';
@@ -37,11 +37,12 @@ export const fastSteps: RunPath = {
 /** The task's local checks a GoO uses, so its LLM steps compute them on each new thought. */
 function localChecksOf(operations: readonly Operation[]): LocalCheck[] {
   const used = new Set<LocalCheck>();
-  for (const op of operations) {
+  // forEach bodies included: their operations check the thoughts the run's LLM steps make like any other.
+  everyOperation(operations, (op) => {
     if (op.type === 'score' && (op.scorer.kind === 'local' || (op.scorer.kind === 'human' && op.scorer.fallback === 'local')))
       used.add('score');
     if (op.type === 'groundTruth') used.add('groundTruth');
     if (op.type === 'validateAndImprove') used.add('validate');
-  }
+  });
   return [...used];
 }

@@ -35,6 +35,8 @@ export async function execute(ctx: RunContext, run: OperationRun): Promise<Thoug
     }
     case 'groundTruth':
       return checkGroundTruth(ctx, { op, clock, inputs });
+    case 'forEach':
+      throw new Error(`forEach "${op.id}" grows the graph: the scheduler runs it, not a step`);
     default:
       return filter(op, inputs, ctx.path.survivesUnusableAnswers)!;
   }

@@ -2,10 +2,17 @@ import { z } from 'zod';
 import { parseOrThrow } from '../../goo/validate';
 import type { ThoughtState } from '../../grs/types';
 import { parseRows, readCsv } from '../dataset';
-import type { ChatMessage, LlmScorer, ParsedThought, PromptRequest, Sample, Task } from '../task';
+import type { ChatMessage, LlmScorer, ParsedThought, Part, PromptRequest, Sample, Split, Task } from '../task';
 import { type AnswerParser, compileParser } from './parsers';
 import { type FieldSpec, fieldSchema, problemSchema } from './problem';
-import { type LlmJudgeSpec, type LocalScorerSpec, missingParams, TaskDeclaration, type TaskDeclarationInput } from './schema';
+import {
+  type LlmJudgeSpec,
+  type LocalScorerSpec,
+  missingParams,
+  type SplitSpec,
+  TaskDeclaration,
+  type TaskDeclarationInput,
+} from './schema';
 import { compileJudge, compileLocalScorer } from './scorers';
 import { asText, compileTemplate, type Template } from './templates';
 
@@ -126,6 +133,9 @@ export function compileDeclaration(input: TaskDeclarationInput | unknown): Task<
         throw new Error(`task "${d.id}" declares no example problems: give the problem itself (e.g. --problem problem.json)`);
       return structuredClone(examples[seed % examples.length]!);
     },
+    ...(Object.keys(d.splits).length
+      ? { splits: Object.fromEntries(Object.entries(d.splits).map(([n, spec]) => [n, compileSplit(spec)])) }
+      : {}),
     ...(Object.keys(llmScorers).length ? { llmScorers } : {}),
     ...(localScorer ? { score: localScorer.score, groundTruth: localScorer.groundTruth } : {}),
     ...(filesField(fields)
@@ -136,6 +146,14 @@ export function compileDeclaration(input: TaskDeclarationInput | unknown): Task<
       : {}),
   };
   return task;
+}
+
+/** A declared split: one new thought `{ output: <item> }` per item of the lists it reads. */
+function compileSplit(spec: SplitSpec): Split<DeclaredProblem> {
+  return (inputs, problem) => {
+    const lists = spec.field !== undefined ? [problem[spec.field]] : inputs.map((s) => s.output);
+    return lists.flatMap((list) => (Array.isArray(list) ? list.map((item): Part => ({ state: { output: item } })) : []));
+  };
 }
 
 function defaultNoAnswerScore(higherIsBetter: boolean, judges: LlmJudgeSpec[], local: LocalScorerSpec | undefined): number {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { everyOperation } from '../../goo/graph';
 import { GoO, type Operation } from '../../goo/schema';
 import { ValidationError, validateGoO } from '../../goo/validate';
 import { shapeDepth } from './parsers';
@@ -211,6 +212,21 @@ export type ScorerSpec = z.infer<typeof ScorerSpec>;
 export type LlmJudgeSpec = z.infer<typeof LlmJudge>;
 export type LocalScorerSpec = Exclude<ScorerSpec, LlmJudgeSpec>;
 
+// ---------------------------------------------------------------- splits
+
+/**
+ * A split for forEach operations (`parts: { split: <name> }`). `items`: one part per item of a list,
+ * each a new thought `{ output: <item> }`: the items of a problem field (`field`), or else of each
+ * input thought's `output` (a thought whose output is not a list makes no part).
+ */
+export const SplitSpec = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('items'),
+    field: fieldName.optional().describe("a list field of the problem; default: the input thoughts' outputs"),
+  }),
+]);
+export type SplitSpec = z.infer<typeof SplitSpec>;
+
 // ---------------------------------------------------------------- the declaration
 
 const TaskDeclarationObject = z.strictObject({
@@ -230,6 +246,8 @@ const TaskDeclarationObject = z.strictObject({
   prompts: named(name('prompt'), PromptSpec, 'prompts', 1, 50),
   parser: Parser.default({ kind: 'text', minLength: 1 }),
   scorers: named(name('scorer'), ScorerSpec, 'scorers', 0, 20).default({}),
+  /** Splits by name, for forEach operations. */
+  splits: named(name('split'), SplitSpec, 'splits', 0, 20).default({}),
   schemes: named(name('scheme'), GoO, 'schemes', 1, 20),
   /** Problems to run without a problem file (the CLI's generator picks one by sample number). */
   examples: z.array(z.record(z.string(), z.json())).max(20).optional(),
@@ -325,9 +343,21 @@ function crossCheck(d: z.infer<typeof TaskDeclarationObject>, ctx: Ctx): void {
       if (!(e instanceof ValidationError)) throw e;
       for (const i of e.issues) issue(['schemes', s, ...parsePath(i.path)], i.message);
     }
-    goo.operations.forEach((op, i) => {
-      for (const { field, message } of supportProblems(d, op)) issue(['schemes', s, 'operations', i, field], message);
+    // forEach bodies too: their operations need the same prompts, scorers and splits.
+    everyOperation(goo.operations, (op, at) => {
+      for (const { field, message } of supportProblems(d, op)) issue(['schemes', s, 'operations', ...at, ...field.split('.')], message);
     });
+  }
+
+  for (const [name, split] of Object.entries(d.splits)) {
+    if (split.field === undefined) continue;
+    const field = d.problem[split.field];
+    if (!field) issue(['splits', name, 'field'], `the problem has no field "${split.field}"; its fields are ${fields.join(', ')}`);
+    else if (!field.type.endsWith('[]'))
+      issue(
+        ['splits', name, 'field'],
+        `an items split needs a list field ("string[]" or "number[]"); "${split.field}" is of type "${field.type}"`,
+      );
   }
 
   if (d.examples) {
@@ -382,6 +412,13 @@ function supportProblems(d: z.infer<typeof TaskDeclarationObject>, op: Operation
       return [];
     case 'groundTruth':
       return hasLocal ? [] : noLocal('a GroundTruth operation');
+    case 'forEach': {
+      if (op.parts === 'each' || Object.hasOwn(d.splits, op.parts.split)) return [];
+      const splits = Object.keys(d.splits);
+      return [
+        { field: 'parts.split', message: `no split "${op.parts.split}" is declared; expected one of: ${splits.join(', ') || '(none)'}` },
+      ];
+    }
     default:
       return [];
   }

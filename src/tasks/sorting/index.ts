@@ -6,6 +6,7 @@ import { readList, readSplitLists } from './parse';
 import { fmt, improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from './prompts';
 import { sortingSchemes } from './schemes';
 import { errorScope, UNPARSEABLE_SCORE } from './score';
+import { sortingSplits } from './splits';
 
 export const SortingProblem = z.strictObject({
   list: z.array(z.number().int()).min(2, 'a list to sort needs at least 2 numbers').max(4096),
@@ -53,6 +54,7 @@ export const sortingTask: Task<SortingProblem> = {
   sizes: [32, 64, 128],
   prompts: ['sort', 'sortCot', 'split', 'merge', 'improve'],
   schemes: sortingSchemes,
+  splits: sortingSplits,
   sizeOf: (p) => p.list.length,
   rootState: (p): SortingState => ({ unsorted: p.list, list: p.list }),
   answerText: (state) => {
