@@ -35,7 +35,7 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url)
  * schedules, so it needed no patch.
  */
 const STANDARD_GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks', '4-reask-unusable', '6-claim-check'];
-const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each'];
+const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each'].sort();
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
   'doc-merge-got-4',
