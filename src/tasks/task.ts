@@ -38,7 +38,18 @@ export interface SchemeOptions<P = unknown> {
   size: number;
   /** The problem itself, for schemes whose shape follows its content (e.g. one branch per sentence). */
   problem?: P;
+  /**
+   * The model's context window in tokens (prompt and answer together), for schemes that must keep
+   * every prompt inside it. Absent: the scheme assumes its prompts fit, and keeps the shape it always had.
+   */
+  contextTokens?: number;
 }
+
+/**
+ * One part a forEach operation makes of its inputs: a new thought, a group of input thoughts (by
+ * index) run through its body, or input thoughts passed straight to its output.
+ */
+export type Part = { state: ThoughtState } | { thoughts: number[] } | { keep: number[] };
 
 /** An LLM judge: asks the model to rate a thought, `samples` times, and combines the ratings into a score. */
 export interface LlmScorer<P> {
@@ -70,6 +81,8 @@ export interface Task<P = unknown> {
   /** The named prompts this task can build (checked against the GoO before a run). */
   prompts: readonly string[];
   schemes: Record<string, (o: SchemeOptions<P>) => GoO>;
+  /** Splits by name, for forEach operations that cut their inputs the task's way (e.g. one part per section). */
+  splits?: Record<string, (inputs: ThoughtState[], problem: P, params: Record<string, unknown>) => Part[]>;
   /** The problem's size, used to pick a scheme shape (e.g. the list length). */
   sizeOf(problem: P): number;
   rootState(problem: P): ThoughtState;

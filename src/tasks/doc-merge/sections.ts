@@ -1,0 +1,459 @@
+/**
+ * Documents cut into sections, and sections aligned across documents: the same clause of thirty
+ * versions of a contract becomes one section to merge. Pure and deterministic; an alignment is
+ * remembered per problem, so prompts find a section's texts from its index alone (decision 43).
+ */
+
+/** Where a piece of a document lies: `[start, end)` in its characters. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** A section as one document has it: its number (the top-level one, e.g. 4 for "4.2"), title and span. */
+export interface DocumentSection extends Span {
+  number?: number;
+  title: string;
+}
+
+/** One section of the aligned documents: its title, and where each document has it (undefined where it has not). */
+export interface AlignedSection {
+  title: string;
+  number?: number;
+  spans: (Span | undefined)[];
+}
+
+/** The aligned sections of a problem, in document order. */
+export interface Alignment {
+  sections: AlignedSection[];
+  /** Per document: whether headings or clause numbers were found (else its text was cut by position). */
+  structured: boolean[];
+}
+
+/** Title of the text before a document's first section (its title and parties). */
+export const PREAMBLE_TITLE = 'Preamble';
+/** Fewer section headings than this and a document counts as unstructured. */
+const MIN_SECTIONS = 2;
+/** A clause number may skip this many numbers and still continue the sequence ("4." after "1."). */
+const MAX_NUMBER_GAP = 3;
+/** Titles with at least this word overlap (Dice, on word stems) name the same section. */
+const SAME_TITLE = 0.5;
+const TITLE_WORDS = 12;
+const RUN_IN_TITLE_WORDS = 8;
+
+// --- headings -------------------------------------------------------------------------------
+
+interface Heading {
+  at: number;
+  number?: number;
+  /** An explicit marker (ARTICLE, Section, Clause, §): starts a section even after a gap in the numbers. */
+  explicit: boolean;
+  title: string;
+}
+
+const ROMAN: Record<string, number> = { i: 1, v: 5, x: 10, l: 50, c: 100, d: 500, m: 1000 };
+
+function romanValue(text: string): number | undefined {
+  let total = 0;
+  for (let i = 0; i < text.length; i++) {
+    const value = ROMAN[text[i]!.toLowerCase()];
+    if (value === undefined) return undefined;
+    const next = ROMAN[text[i + 1]?.toLowerCase() ?? ''] ?? 0;
+    total += value < next ? -value : value;
+  }
+  return total > 0 ? total : undefined;
+}
+
+const MARKDOWN = /^ {0,3}#{1,6}\s+(.+?)\s*#*\s*$/;
+const KEYWORD = /^\s*(?:article|section|clause|§)\s*(\d{1,3}(?:\.\d{1,3})*|[ivxlcdm]{1,7})\b\.?\s*(?:[-\u2013\u2014:.)]\s*)?(.*)$/i;
+const NUMBERED = /^\s*(\d{1,3}(?:\.\d{1,3})*)[.)]?\s+(\S.*)$/;
+// A title or clause starts with a capital, a digit or a quote; a lower-case word continues a sentence ("Section 3 of ...").
+const STARTS_LIKE_TITLE = /^["'\u201c\u2018(]?[A-Z0-9]/;
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+const stripEnd = (text: string) => text.replace(/[\s.:;,\u2013\u2014-]+$/, '').trim();
+
+/** The title a heading line gives after its number: the whole rest when short, else a run-in title ("Fees. The Customer ..."). */
+function titleAfterNumber(rest: string): string {
+  const text = rest.trim();
+  if (text === '') return '';
+  if (words(text) <= TITLE_WORDS && !/[.!?;]\s*\S/.test(text)) return stripEnd(text);
+  const runIn = /^([^.!?;]{1,80})[.:]\s+\S/.exec(text);
+  return runIn && words(runIn[1]!) <= RUN_IN_TITLE_WORDS ? stripEnd(runIn[1]!) : '';
+}
+
+function numberOf(path: string): number | undefined {
+  const first = path.split('.')[0]!;
+  return /^\d+$/.test(first) ? Number(first) : romanValue(first);
+}
+
+function isCapsHeading(line: string): boolean {
+  const text = line.trim();
+  if (text.length < 3 || text.length > 80 || /[a-z]/.test(text) || /[,;.]$/.test(text)) return false;
+  return (text.match(/[A-Z]/g)?.length ?? 0) >= 3 && words(text) <= 10;
+}
+
+/** What a line is, if it could head a section. */
+function headingOf(line: string, at: number): Heading | undefined {
+  const markdown = MARKDOWN.exec(line);
+  if (markdown) {
+    const inner = markdown[1]!;
+    const numbered = NUMBERED.exec(inner) ?? KEYWORD.exec(inner);
+    if (numbered) return { at, number: numberOf(numbered[1]!), explicit: true, title: titleAfterNumber(numbered[2]!) };
+    return { at, explicit: true, title: stripEnd(inner) };
+  }
+  const keyword = KEYWORD.exec(line);
+  if (keyword && (keyword[2] === '' || STARTS_LIKE_TITLE.test(keyword[2]!))) {
+    const number = numberOf(keyword[1]!);
+    if (number !== undefined) return { at, number, explicit: true, title: titleAfterNumber(keyword[2]!) };
+  }
+  const numbered = NUMBERED.exec(line);
+  if (numbered && STARTS_LIKE_TITLE.test(numbered[2]!)) {
+    return { at, number: numberOf(numbered[1]!), explicit: false, title: titleAfterNumber(numbered[2]!) };
+  }
+  if (isCapsHeading(line)) return { at, explicit: false, title: line.trim() };
+  return undefined;
+}
+
+/** Every line that could head a section, except the document's first line when it is unnumbered (its title). */
+function candidateHeadings(text: string): Heading[] {
+  const found: Heading[] = [];
+  let first = true;
+  for (let at = 0; at < text.length; ) {
+    let end = text.indexOf('\n', at);
+    if (end === -1) end = text.length;
+    const line = text.slice(at, end);
+    if (line.trim() !== '') {
+      // Most lines are prose: only a short line, or one that starts like a numbered heading, is examined.
+      const candidate = line.length <= 100 || /^\s*[0-9#\u00a7AaSsCc]/.test(line);
+      const heading = candidate ? headingOf(line, at) : undefined;
+      if (heading && !(first && heading.number === undefined)) found.push(heading);
+      first = false;
+    }
+    at = end + 1;
+  }
+  return found;
+}
+
+/**
+ * The sections of one document, in order: a preamble (the text before the first section, if any)
+ * and one section per top-level heading. A numbered line starts a section only when its top-level
+ * number continues the sequence, so sub-clauses ("4.2") and lists restarting at "1." stay inside;
+ * in a document whose numbered headings have titles, an untitled "5." is a list item, not a
+ * section. ARTICLE/Section/Clause markers, markdown headings and ALL-CAPS lines start sections too,
+ * except the document's first line (its title). Empty when fewer than two sections are found.
+ */
+export function splitDocument(text: string): DocumentSection[] {
+  const candidates = candidateHeadings(text);
+  const titled = candidates.filter((h) => h.number !== undefined && h.title !== '').length >= MIN_SECTIONS;
+  const starts: Heading[] = [];
+  let current = 0;
+  for (const heading of candidates) {
+    const n = heading.number;
+    if (n === undefined) starts.push(heading);
+    else if (titled && heading.title === '' && !heading.explicit) continue;
+    else if (n > current && (heading.explicit || n <= current + MAX_NUMBER_GAP)) {
+      starts.push(heading);
+      current = n;
+    }
+  }
+  if (starts.length < MIN_SECTIONS) return [];
+  const sections: DocumentSection[] = [];
+  if (text.slice(0, starts[0]!.at).trim() !== '') sections.push({ start: 0, end: starts[0]!.at, title: PREAMBLE_TITLE, number: 0 });
+  starts.forEach((h, i) => {
+    const end = starts[i + 1]?.at ?? text.length;
+    sections.push({ start: h.at, end, title: h.title, ...(h.number !== undefined ? { number: h.number } : {}) });
+  });
+  return sections;
+}
+
+// --- titles ---------------------------------------------------------------------------------
+
+const TITLE_STOPWORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'the',
+  'of',
+  'to',
+  'for',
+  'on',
+  'in',
+  'by',
+  'with',
+  'or',
+  'its',
+  'their',
+  'this',
+  'agreement',
+]);
+
+/**
+ * A title as a set of word stems: lower case, stopwords dropped, a plural's "s" or "es" dropped, each
+ * word cut to its first six letters ("Service Levels" = "service level", "Taxes" = "tax",
+ * "confidentiality" = "confidential").
+ */
+export function titleKey(title: string): string[] {
+  const stems = (title.toLowerCase().match(/[a-z]+/g) ?? [])
+    .filter((w) => !TITLE_STOPWORDS.has(w))
+    .map((w) => (w.length > 3 ? w.replace(/(?:(?<=[sxz]|ch|sh)es|(?<!s)s)$/, '') : w).slice(0, 6));
+  return [...new Set(stems)].sort();
+}
+
+/** Dice overlap of two titles' stems, undefined when either has none. */
+export function titleSimilarity(a: readonly string[], b: readonly string[]): number | undefined {
+  if (a.length === 0 || b.length === 0) return undefined;
+  const set = new Set(a);
+  const shared = b.filter((w) => set.has(w)).length;
+  return (2 * shared) / (a.length + b.length);
+}
+
+// --- alignment ------------------------------------------------------------------------------
+
+interface Column {
+  title: string;
+  number?: number;
+  keys: string[][];
+  /** Some document has this section without a title. */
+  untitled: boolean;
+  numbers: Set<number>;
+  spans: (Span | undefined)[];
+}
+
+const NO_MATCH = -1;
+
+/**
+ * How well a document's section fits an aligned column: a similar title, the better with the same
+ * number too; the same number alone only where a title is missing on either side. Two different
+ * titles under one number are different sections: numbers shift where one contract has a section
+ * another lacks.
+ */
+function matchScore(section: DocumentSection, key: string[], column: Column): number {
+  const sameNumber = section.number !== undefined && column.numbers.has(section.number);
+  let best: number | undefined;
+  for (const k of column.keys) {
+    const s = titleSimilarity(key, k);
+    if (s !== undefined && (best === undefined || s > best)) best = s;
+  }
+  if (best !== undefined && best > SAME_TITLE) return 2 + best + (sameNumber ? 0.5 : 0);
+  return sameNumber && (key.length === 0 || column.untitled) ? 1 : NO_MATCH;
+}
+
+/**
+ * Aligns one document's sections with the columns so far, keeping both orders (a weighted longest
+ * common subsequence): returns, per section, the column it joins or -1 for a section of its own.
+ */
+function alignOrder(sections: DocumentSection[], keys: string[][], columns: Column[]): number[] {
+  const m = columns.length;
+  const n = sections.length;
+  const width = n + 1;
+  const best = new Float64Array((m + 1) * width);
+  for (let i = m - 1; i >= 0; i--) {
+    for (let j = n - 1; j >= 0; j--) {
+      const score = matchScore(sections[j]!, keys[j]!, columns[i]!);
+      const take = score === NO_MATCH ? -Infinity : score + best[(i + 1) * width + j + 1]!;
+      best[i * width + j] = Math.max(take, best[(i + 1) * width + j]!, best[i * width + j + 1]!);
+    }
+  }
+  const joins = sections.map(() => -1);
+  for (let i = 0, j = 0; i < m && j < n; ) {
+    const score = matchScore(sections[j]!, keys[j]!, columns[i]!);
+    if (score !== NO_MATCH && best[i * width + j] === score + best[(i + 1) * width + j + 1]!) {
+      joins[j] = i;
+      i++;
+      j++;
+    } else if (best[i * width + j] === best[(i + 1) * width + j]) i++;
+    else j++;
+  }
+  return joins;
+}
+
+function addDocument(columns: Column[], d: number, sections: DocumentSection[], count: number): Column[] {
+  const keys = sections.map((s) => titleKey(s.title));
+  const joins = alignOrder(sections, keys, columns);
+  const out: Column[] = [];
+  let next = 0;
+  sections.forEach((section, j) => {
+    const span = { start: section.start, end: section.end };
+    const join = joins[j]!;
+    if (join === -1) {
+      const spans: (Span | undefined)[] = Array.from({ length: count }, () => undefined);
+      spans[d] = span;
+      out.push({
+        title: section.title,
+        ...(section.number !== undefined ? { number: section.number } : {}),
+        keys: keys[j]!.length ? [keys[j]!] : [],
+        untitled: keys[j]!.length === 0,
+        numbers: new Set(section.number !== undefined ? [section.number] : []),
+        spans,
+      });
+      return;
+    }
+    while (next < join) out.push(columns[next++]!);
+    const column = columns[next++]!;
+    column.spans[d] = span;
+    if (keys[j]!.length && !column.keys.some((k) => k.join() === keys[j]!.join())) column.keys.push(keys[j]!);
+    if (keys[j]!.length === 0) column.untitled = true;
+    if (section.number !== undefined) column.numbers.add(section.number);
+    if (!column.title && section.title) column.title = section.title;
+    out.push(column);
+  });
+  while (next < columns.length) out.push(columns[next++]!);
+  return out;
+}
+
+/** Where to cut `text` near `target` (within `slack`): after a blank line, else a line break, else a sentence, else a space. */
+export function cutNear(text: string, target: number, slack: number, from = 0, to = text.length): number {
+  if (target <= from) return from;
+  if (target >= to) return to;
+  const lo = Math.max(from + 1, target - slack);
+  const hi = Math.min(to - 1, target + slack);
+  for (const boundary of ['\n\n', '\n', '. ', ' ']) {
+    const before = text.lastIndexOf(boundary, target);
+    const after = text.indexOf(boundary, target);
+    const options = [before, after].filter((i) => i !== -1 && i + boundary.length >= lo && i + boundary.length <= hi);
+    if (options.length) {
+      const best = options.reduce((a, b) => (Math.abs(a + boundary.length - target) <= Math.abs(b + boundary.length - target) ? a : b));
+      return best + boundary.length;
+    }
+  }
+  return target;
+}
+
+/** An unstructured document cut into the columns' shares of the structured ones, at paragraph boundaries. */
+function spreadByPosition(text: string, shares: readonly number[]): Span[] {
+  const total = shares.reduce((a, b) => a + b, 0) || 1;
+  const slack = Math.ceil(text.length / (4 * Math.max(1, shares.length)));
+  const spans: Span[] = [];
+  let start = 0;
+  let cumulative = 0;
+  shares.forEach((share, i) => {
+    cumulative += share;
+    const end =
+      i === shares.length - 1 ? text.length : Math.max(start, cutNear(text, Math.round((text.length * cumulative) / total), slack, start));
+    spans.push({ start, end });
+    start = end;
+  });
+  return spans;
+}
+
+/**
+ * Aligns the documents' sections: each document in turn joins the columns so far, in order, by
+ * similar title (or, failing that, the same number); sections only some documents have stay
+ * columns of their own, where they occur. The preamble is always first. A document without
+ * structure is cut into paragraph-bounded pieces at the columns' average relative positions; when
+ * no document has structure, each is one section, which `sectionPieces` cuts by position.
+ */
+export function alignDocuments(documents: readonly string[]): Alignment {
+  const count = documents.length;
+  const perDocument = documents.map(splitDocument);
+  const structured = perDocument.map((s) => s.length > 0);
+  if (!structured.some(Boolean)) {
+    return { sections: [{ title: 'Document', spans: documents.map((d) => ({ start: 0, end: d.length })) }], structured };
+  }
+  let columns: Column[] = [];
+  const preamble: (Span | undefined)[] = Array.from({ length: count }, () => undefined);
+  perDocument.forEach((sections, d) => {
+    if (!sections.length) return;
+    const body = sections[0]!.title === PREAMBLE_TITLE && sections[0]!.number === 0 ? sections.slice(1) : sections;
+    if (body !== sections) preamble[d] = { start: sections[0]!.start, end: sections[0]!.end };
+    columns = addDocument(columns, d, body, count);
+  });
+  const aligned: AlignedSection[] = [
+    ...(preamble.some(Boolean) ? [{ title: PREAMBLE_TITLE, number: 0, spans: preamble }] : []),
+    ...columns.map((c) => ({ title: c.title, ...(c.number !== undefined ? { number: c.number } : {}), spans: c.spans })),
+  ];
+  // Each column's share of a structured document, on average where it occurs.
+  const shares = aligned.map((section) => {
+    const relative = section.spans.flatMap((s, d) => (s && structured[d] ? [(s.end - s.start) / Math.max(1, documents[d]!.length)] : []));
+    return relative.length ? relative.reduce((a, b) => a + b, 0) / relative.length : 0;
+  });
+  structured.forEach((isStructured, d) => {
+    if (isStructured) return;
+    spreadByPosition(documents[d]!, shares).forEach((span, s) => {
+      if (documents[d]!.slice(span.start, span.end).trim() !== '') aligned[s]!.spans[d] = span;
+    });
+  });
+  return { sections: aligned, structured };
+}
+
+// --- memo -----------------------------------------------------------------------------------
+
+/** A fingerprint of the documents' full contents (two 32-bit FNV-style hashes and the lengths). */
+function fingerprint(documents: readonly string[]): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (const text of documents) {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b + c, 0x5bd1e995) ^ (b >>> 15);
+    }
+    a = Math.imul(a ^ 0xffff, 0x01000193);
+  }
+  return `${documents.map((d) => d.length).join(',')}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
+}
+
+const byArray = new WeakMap<readonly string[], Alignment>();
+const recent = new Map<string, Alignment>();
+const RECENT = 4;
+
+/**
+ * The documents' alignment, remembered: by the array itself (one prompt's build, parse and judge),
+ * and by the contents for the last few problems (each LLM step receives its problem anew).
+ */
+export function alignmentOf(documents: readonly string[]): Alignment {
+  const own = byArray.get(documents);
+  if (own) return own;
+  const key = fingerprint(documents);
+  let alignment = recent.get(key);
+  if (!alignment) {
+    alignment = alignDocuments(documents);
+    if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
+    recent.set(key, alignment);
+  }
+  byArray.set(documents, alignment);
+  return alignment;
+}
+
+// --- pieces ---------------------------------------------------------------------------------
+
+/** Which piece of a section: `piece` of `pieces` (a section too long for one prompt is cut into pieces). */
+export interface PieceRef {
+  section: number;
+  piece?: number;
+  pieces?: number;
+}
+
+/**
+ * The texts of one section (or one piece of it), per document: undefined where the document has
+ * none. A section is cut into `pieces` at the same relative positions in every document, on
+ * paragraph boundaries near them, so piece i of each document covers about the same clauses.
+ */
+export function sectionTexts(documents: readonly string[], { section, piece = 0, pieces = 1 }: PieceRef): (string | undefined)[] {
+  const aligned = alignmentOf(documents).sections[section];
+  if (!aligned)
+    throw new RangeError(`the documents have ${alignmentOf(documents).sections.length} sections; there is no section ${section}`);
+  if (!Number.isInteger(pieces) || pieces < 1 || !Number.isInteger(piece) || piece < 0 || piece >= pieces) {
+    throw new RangeError(`expected piece 0 to ${pieces - 1} of ${pieces}, got ${piece}`);
+  }
+  return aligned.spans.map((span, d) => {
+    if (!span) return undefined;
+    const text = documents[d]!;
+    const { start, end } = pieces === 1 ? span : pieceSpan(text, span, piece, pieces);
+    const slice = text.slice(start, end);
+    return slice.trim() === '' ? undefined : slice.trim();
+  });
+}
+
+function pieceSpan(text: string, span: Span, piece: number, pieces: number): Span {
+  const length = span.end - span.start;
+  const slack = Math.ceil(length / (10 * pieces));
+  const cut = (i: number) =>
+    i === 0
+      ? span.start
+      : i === pieces
+        ? span.end
+        : cutNear(text, span.start + Math.round((length * i) / pieces), slack, span.start, span.end);
+  return { start: cut(piece), end: Math.max(cut(piece), cut(piece + 1)) };
+}
