@@ -29,6 +29,12 @@ const RENUMBER = 0.08;
 const OWN_CLAUSE = 0.3;
 const TAIL = 0.3;
 export const MIN_CONTRACT_CHARS = 2_000;
+const MIN_TOPICS = 4;
+/** Below this many characters per topic of the template, a contract covers fewer topics. */
+const CHARS_PER_TOPIC = 1_500;
+/** About what a contract's title, parties and signature take, and one section heading. */
+const PREAMBLE_CHARS = 500;
+const HEADING_CHARS = 35;
 export const MAX_CONTRACT_CHARS = 750_000;
 
 const pick = <T>(random: Random, xs: readonly T[]): T => xs[randomInt(random, xs.length)]!;
@@ -106,8 +112,8 @@ function negotiated(random: Random, text: string): string {
 }
 
 /**
- * `count` contracts of about `chars` characters each (within 25%), reproducible from `seed`; 30
- * contracts of 200,000 characters take well under a second.
+ * `count` contracts of about `chars` characters each (within a third from 5,000 characters up),
+ * reproducible from `seed`; 30 contracts of 200,000 characters take ~60 ms.
  */
 export function generateDataRoom(count: number, chars: number, seed: number): DocMergeProblem {
   if (!Number.isInteger(count) || count < MIN_DOCUMENTS || count > MAX_DOCUMENTS) {
@@ -120,17 +126,20 @@ export function generateDataRoom(count: number, chars: number, seed: number): Do
   const roles = pick(random, ROLES);
   const customer = pick(random, CUSTOMERS);
   const title = pick(random, CONTRACT_TITLES);
-  const topics = CONTRACT_TOPICS;
+  // Short contracts cover fewer topics, so that each section still holds a few clauses.
+  const topics = CONTRACT_TOPICS.slice(0, Math.max(MIN_TOPICS, Math.floor(chars / CHARS_PER_TOPIC)));
   const expectedSections = topics.filter((t) => t.core).length + OPTIONAL * topics.filter((t) => !t.core).length;
-  // The template: per topic, clauses until a contract's share of it reaches its length.
-  const perSection = chars / expectedSections;
+  // The template: per topic, clauses until what a contract keeps of them (and its own clause) comes
+  // closest to its share of the length, the preamble and the headings set aside.
+  const perSection = (chars - PREAMBLE_CHARS) / expectedSections - HEADING_CHARS;
   const template = topics.map((topic) => {
     const clauses: string[] = [];
-    for (let length = 0; length * KEEP < perSection; ) {
+    let length = 0;
+    do {
       const text = clause(random, topic, roles, topics.length);
       clauses.push(text);
       length += text.length + 8;
-    }
+    } while ((length + (length / clauses.length) * (OWN_CLAUSE + 1 / 2)) * KEEP < perSection);
     return clauses;
   });
   const firstSupplier = randomInt(random, SUPPLIERS.length);

@@ -96,8 +96,10 @@ const windowed =
   (scheme: SectionedScheme, whole: (o: SchemeOptions<DocMergeProblem>) => GoO) =>
   (o: SchemeOptions<DocMergeProblem>): GoO => {
     const { problem, contextTokens } = o;
-    if (problem === undefined || contextTokens === undefined || fitsWhole(scheme, problem, contextTokens)) return whole(o);
-    return sectionedScheme(scheme, problem, contextTokens);
+    // A problem not yet validated (a user's file) is planned only when it has the right shape; the run's check names what is wrong.
+    const readable = Array.isArray(problem?.documents) && problem.documents.every((d) => typeof d === 'string');
+    if (!readable || contextTokens === undefined || fitsWhole(scheme, problem!, contextTokens)) return whole(o);
+    return sectionedScheme(scheme, problem!, contextTokens);
   };
 
 export const docMergeSchemes = {

@@ -73,11 +73,19 @@ const STARTS_LIKE_TITLE = /^["'\u201c\u2018(]?[A-Z0-9]/;
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 const stripEnd = (text: string) => text.replace(/[\s.:;,\u2013\u2014-]+$/, '').trim();
 
-/** The title a heading line gives after its number: the whole rest when short, else a run-in title ("Fees. The Customer ..."). */
+/** Every word of four letters or more capitalised, as headings are written ("Limitation of Liability"). */
+const titleCase = (text: string) => (text.match(/[A-Za-z]{4,}/g) ?? []).every((w) => w[0] === w[0]!.toUpperCase());
+
+/**
+ * The title a heading line gives after its number: the whole rest when short (a short sentence,
+ * "The Customer pays monthly.", is a clause, not a title), else a run-in title ("Fees. The Customer
+ * pays ..."), else none.
+ */
 function titleAfterNumber(rest: string): string {
   const text = rest.trim();
   if (text === '') return '';
-  if (words(text) <= TITLE_WORDS && !/[.!?;]\s*\S/.test(text)) return stripEnd(text);
+  const sentence = /[.!?]$/.test(text) && !titleCase(text);
+  if (words(text) <= TITLE_WORDS && !/[.!?;]\s*\S/.test(text) && !sentence) return stripEnd(text);
   const runIn = /^([^.!?;]{1,80})[.:]\s+\S/.exec(text);
   return runIn && words(runIn[1]!) <= RUN_IN_TITLE_WORDS ? stripEnd(runIn[1]!) : '';
 }
@@ -218,6 +226,9 @@ interface Column {
   untitled: boolean;
   numbers: Set<number>;
   spans: (Span | undefined)[];
+  /** Sum and count of the relative positions (start / length) of its sections in their documents. */
+  placeSum: number;
+  placeCount: number;
 }
 
 const NO_MATCH = -1;
@@ -268,37 +279,97 @@ function alignOrder(sections: DocumentSection[], keys: string[][], columns: Colu
   return joins;
 }
 
-function addDocument(columns: Column[], d: number, sections: DocumentSection[], count: number): Column[] {
+/** A column's place in the documents: the mean relative position of its sections' starts. */
+const placeOf = (c: Column) => c.placeSum / c.placeCount;
+
+/** Two runs of columns merged by place, each run keeping its own order. */
+function mergeByPlace(a: readonly Column[], b: readonly Column[]): Column[] {
+  const out: Column[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && placeOf(a[i]!) <= placeOf(b[j]!))) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
+}
+
+/**
+ * The columns after one more document: its sections join the columns the alignment chose; a
+ * section of its own becomes a new column, placed among the columns it has not (between the same
+ * matched neighbours) by where it sits in its document.
+ */
+function addDocument(columns: Column[], d: number, sections: DocumentSection[], count: number, length: number): Column[] {
   const keys = sections.map((s) => titleKey(s.title));
   const joins = alignOrder(sections, keys, columns);
   const out: Column[] = [];
   let next = 0;
+  let fresh: Column[] = [];
+  const flushTo = (end: number) => {
+    out.push(...mergeByPlace(columns.slice(next, end), fresh));
+    fresh = [];
+    next = end;
+  };
   sections.forEach((section, j) => {
     const span = { start: section.start, end: section.end };
+    const place = section.start / Math.max(1, length);
     const join = joins[j]!;
     if (join === -1) {
       const spans: (Span | undefined)[] = Array.from({ length: count }, () => undefined);
       spans[d] = span;
-      out.push({
+      fresh.push({
         title: section.title,
         ...(section.number !== undefined ? { number: section.number } : {}),
         keys: keys[j]!.length ? [keys[j]!] : [],
         untitled: keys[j]!.length === 0,
         numbers: new Set(section.number !== undefined ? [section.number] : []),
         spans,
+        placeSum: place,
+        placeCount: 1,
       });
       return;
     }
-    while (next < join) out.push(columns[next++]!);
+    flushTo(join);
     const column = columns[next++]!;
     column.spans[d] = span;
     if (keys[j]!.length && !column.keys.some((k) => k.join() === keys[j]!.join())) column.keys.push(keys[j]!);
     if (keys[j]!.length === 0) column.untitled = true;
     if (section.number !== undefined) column.numbers.add(section.number);
     if (!column.title && section.title) column.title = section.title;
+    column.placeSum += place;
+    column.placeCount++;
     out.push(column);
   });
-  while (next < columns.length) out.push(columns[next++]!);
+  flushTo(columns.length);
+  return out;
+}
+
+const titlesMatch = (a: Column, b: Column) => a.keys.some((x) => b.keys.some((y) => (titleSimilarity(x, y) ?? 0) > SAME_TITLE));
+
+/**
+ * Joins columns of the same title that no document has both of: the same section, split because
+ * the documents that have it place it differently among sections only some documents have. The
+ * joined column stays where the larger of the two was.
+ */
+function joinSplitColumns(columns: Column[]): Column[] {
+  const out = [...columns];
+  for (let i = 0; i < out.length; i++) {
+    for (let j = i + 1; j < out.length; j++) {
+      const [a, b] = [out[i]!, out[j]!];
+      if (!titlesMatch(a, b) || a.spans.some((span, d) => span && b.spans[d])) continue;
+      const [kept, gone] = b.placeCount > a.placeCount ? [b, a] : [a, b];
+      gone.spans.forEach((span, d) => {
+        if (span) kept.spans[d] = span;
+      });
+      for (const k of gone.keys) if (!kept.keys.some((x) => x.join() === k.join())) kept.keys.push(k);
+      for (const n of gone.numbers) kept.numbers.add(n);
+      kept.untitled ||= gone.untitled;
+      kept.placeSum += gone.placeSum;
+      kept.placeCount += gone.placeCount;
+      out.splice(out.indexOf(gone), 1);
+      j = i;
+    }
+  }
   return out;
 }
 
@@ -357,11 +428,11 @@ export function alignDocuments(documents: readonly string[]): Alignment {
     if (!sections.length) return;
     const body = sections[0]!.title === PREAMBLE_TITLE && sections[0]!.number === 0 ? sections.slice(1) : sections;
     if (body !== sections) preamble[d] = { start: sections[0]!.start, end: sections[0]!.end };
-    columns = addDocument(columns, d, body, count);
+    columns = addDocument(columns, d, body, count, documents[d]!.length);
   });
   const aligned: AlignedSection[] = [
     ...(preamble.some(Boolean) ? [{ title: PREAMBLE_TITLE, number: 0, spans: preamble }] : []),
-    ...columns.map((c) => ({ title: c.title, ...(c.number !== undefined ? { number: c.number } : {}), spans: c.spans })),
+    ...joinSplitColumns(columns).map((c) => ({ title: c.title, ...(c.number !== undefined ? { number: c.number } : {}), spans: c.spans })),
   ];
   // Each column's share of a structured document, on average where it occurs.
   const shares = aligned.map((section) => {
