@@ -3,7 +3,7 @@ import type { GoO } from '../../goo/schema';
 import { estimateTokens } from '../../llm/context-windows';
 import type { SchemeOptions } from '../task';
 import { answerReserve, answerTokensFor, CHAT_TOKENS, taggedTokens } from './budget';
-import type { DocMergeProblem } from './dataset';
+import { DocMergeProblem } from './dataset';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
 import { type SectionedScheme, sectionedScheme } from './sectioned-schemes';
 
@@ -96,9 +96,9 @@ const windowed =
   (scheme: SectionedScheme, whole: (o: SchemeOptions<DocMergeProblem>) => GoO) =>
   (o: SchemeOptions<DocMergeProblem>): GoO => {
     const { problem, contextTokens } = o;
-    // A problem not yet validated (a user's file) is planned only when it has the right shape; the run's check names what is wrong.
-    const readable = Array.isArray(problem?.documents) && problem.documents.every((d) => typeof d === 'string');
-    if (!readable || contextTokens === undefined || fitsWhole(scheme, problem!, contextTokens)) return whole(o);
+    // A problem not yet validated (a user's files) is planned only when valid; the run's check says what is wrong with it.
+    if (contextTokens === undefined || !DocMergeProblem.safeParse(problem).success || fitsWhole(scheme, problem!, contextTokens))
+      return whole(o);
     return sectionedScheme(scheme, problem!, contextTokens);
   };
 

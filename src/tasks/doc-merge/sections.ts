@@ -379,14 +379,16 @@ export function cutNear(text: string, target: number, slack: number, from = 0, t
   if (target >= to) return to;
   const lo = Math.max(from + 1, target - slack);
   const hi = Math.min(to - 1, target + slack);
+  // Only the window is searched: a long text without the boundary must not be scanned whole for every cut.
+  const window = text.slice(lo, hi + 1);
   for (const boundary of ['\n\n', '\n', '. ', ' ']) {
-    const before = text.lastIndexOf(boundary, target);
-    const after = text.indexOf(boundary, target);
-    const options = [before, after].filter((i) => i !== -1 && i + boundary.length >= lo && i + boundary.length <= hi);
-    if (options.length) {
-      const best = options.reduce((a, b) => (Math.abs(a + boundary.length - target) <= Math.abs(b + boundary.length - target) ? a : b));
-      return best + boundary.length;
+    let best = -1;
+    for (let i = window.indexOf(boundary); i !== -1; i = window.indexOf(boundary, i + 1)) {
+      const cut = lo + i + boundary.length;
+      if (cut > hi) break;
+      if (best === -1 || Math.abs(cut - target) < Math.abs(best - target)) best = cut;
     }
+    if (best !== -1) return best;
   }
   return target;
 }
