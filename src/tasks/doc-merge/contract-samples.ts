@@ -2,8 +2,8 @@
  * The vocabulary the long-contract generator draws from, written for this project: section topics
  * of a services agreement, clause templates, and the small rewordings that make one data room's
  * contracts differ the way negotiated versions of one template do. `{S}` is the party a clause
- * binds, `{P}` the other one, `{M}` a modal verb, `{O}` one of the topic's objects, `{N}`, `{K}`
- * and `{X}` numbers.
+ * binds, `{P}` the other one, `{M}` a modal verb, `{O}` one of the topic's objects (qualified, and
+ * tied to one workstream of the services), `{N}`, `{K}` and `{X}` numbers.
  */
 
 /** One section topic: its title in two wordings, and what its clauses are about. */
@@ -209,6 +209,84 @@ export const CLAUSE_TEMPLATES: readonly string[] = [
   '{S} {M} report on the status of {O} in each monthly service report.',
   'Clause {X} applies to {O} as if it were set out in full in this clause.',
   '{S} {M} not rely on {O} for any purpose other than the performance of this agreement.',
+  '{S} {M} nominate a deputy who can approve {O} whenever the named representative is absent.',
+  'Before {O} takes effect, {S} {M} hold a joint workshop with {P} to walk through its consequences.',
+  '{P} may appoint an independent adviser to assess {O}, and {S} {M} cooperate with that adviser.',
+  'If {O} is delayed by more than {N} days, {P} may escalate the matter to the steering committee.',
+  '{S} {M} translate {O} into every language used at the sites listed in Schedule {K}.',
+  '{S} {M} archive {O} in the shared repository and keep the previous versions retrievable.',
+  'Neither party may publish {O} or any summary of it without the consent of the other.',
+  '{S} {M} benchmark {O} against comparable arrangements in the market every {N} months.',
+  '{S} {M} train its staff on {O} before they begin work under this agreement.',
+  'A failure to comply with {O} that lasts longer than {N} business days is a material breach.',
+  '{S} {M} insure the risks arising from {O} with an insurer of good repute.',
+  'Where the law changes in a way that affects {O}, the parties {M} agree the necessary amendments within {N} days.',
+  '{S} {M} publish a timetable for {O} and update it whenever a milestone moves.',
+  'Responsibility for {O} passes to {P} only once both project managers have signed the handover note.',
+  '{S} {M} measure customer satisfaction with {O} twice a year using the survey in Schedule {K}.',
+  'Any credit note relating to {O} {M} be issued within {N} days of the month in which it arose.',
+  '{P} may request a demonstration of {O} at any reasonable time during the term.',
+  '{S} {M} not outsource {O} to a country outside the agreed hosting regions.',
+  'Documents relating to {O} {M} be written in plain English and free of undefined abbreviations.',
+  '{S} {M} notify the data protection officer of {P} before changing {O}.',
+  'The steering committee {M} review {O} at its first meeting after each anniversary of this agreement.',
+  '{S} {M} keep a risk register covering {O} and share it with {P} every {N} weeks.',
+  'Ownership of any improvement to {O} made jointly by the parties {M} vest in {P}.',
+  '{S} {M} give at least {N} days of notice before any planned outage affecting {O}.',
+];
+
+/** What qualifies a clause's object, so that clauses about one topic name different things. */
+export const QUALIFIERS: readonly string[] = [
+  'agreed',
+  'annual',
+  'current',
+  'draft',
+  'electronic',
+  'final',
+  'interim',
+  'monthly',
+  'original',
+  'outstanding',
+  'proposed',
+  'quarterly',
+  'regional',
+  'revised',
+  'signed',
+  'written',
+];
+
+/** The parts of the services a clause is about. */
+export const WORKSTREAMS: readonly string[] = [
+  'billing platform',
+  'Leeds data centre',
+  'field maintenance programme',
+  'customer contact centre',
+  'payroll migration',
+  'warehouse automation project',
+  'network refresh',
+  'mobile application',
+  'records digitisation',
+  'fleet telematics rollout',
+  'laboratory information system',
+  'cloud hosting environment',
+  'security operations centre',
+  'procurement portal',
+  'facilities helpdesk',
+  'training academy',
+  'analytics dashboard',
+  'identity management service',
+  'backup and archive service',
+  'supplier onboarding process',
+  'energy monitoring scheme',
+  'document management system',
+  'Bristol distribution hub',
+  'translation service',
+  'print and mail service',
+  'testing laboratory',
+  'pension administration',
+  'travel booking service',
+  'grant management system',
+  'asset register',
 ];
 
 /** Endings a clause may take, making sentences longer and less alike. */

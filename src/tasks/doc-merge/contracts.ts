@@ -6,9 +6,11 @@ import {
   CONTRACT_TOPICS,
   type ContractTopic,
   CUSTOMERS,
+  QUALIFIERS,
   REWORDINGS,
   ROLES,
   SUPPLIERS,
+  WORKSTREAMS,
 } from './contract-samples';
 import { type DocMergeProblem, MAX_DOCUMENTS, MIN_DOCUMENTS } from './dataset';
 
@@ -69,10 +71,29 @@ const HEADING_STYLES: readonly ((n: number, title: string) => string)[] = [
   (n, t) => `## ${n}. ${t}`,
 ];
 
-/** One sentence about one of the topic's objects, its parties and numbers drawn. */
-function sentence(random: Random, topic: ContractTopic, roles: readonly [string, string], sections: number): string {
+/** One of the topic's objects, qualified and tied to a workstream: "the revised rate card for the billing platform". */
+function objectOf(random: Random, topic: ContractTopic): string {
+  const noun = pick(random, topic.objects).replace(/^(?:the|any|each) /, '');
+  return `the ${pick(random, QUALIFIERS)} ${noun} for the ${pick(random, WORKSTREAMS)}`;
+}
+
+/** What a topic's clauses are drawn from: its templates in a shuffled order, each used once before any is used again. */
+interface Deck {
+  topic: ContractTopic;
+  roles: readonly [string, string];
+  sections: number;
+  templates: string[];
+}
+
+/**
+ * One sentence about one of the topic's objects, its parties and numbers drawn. Templates are
+ * dealt without repeats: two sentences of one template say nearly the same thing.
+ */
+function sentence(random: Random, deck: Deck): string {
+  const { topic, roles, sections } = deck;
+  if (deck.templates.length === 0) deck.templates = shuffled(random, CLAUSE_TEMPLATES);
   const [binds, other] = random() < 0.5 ? roles : ([roles[1], roles[0]] as const);
-  const plain = pick(random, CLAUSE_TEMPLATES);
+  const plain = deck.templates.pop()!;
   const text = random() < TAIL ? `${plain.slice(0, -1)}${pick(random, CLAUSE_TAILS)}.` : plain;
   const filled = text.replace(/\{(\w)\}/g, (_, key: string) => {
     switch (key) {
@@ -83,7 +104,7 @@ function sentence(random: Random, topic: ContractTopic, roles: readonly [string,
       case 'M':
         return 'shall';
       case 'O':
-        return pick(random, topic.objects);
+        return objectOf(random, topic);
       case 'N':
         return String(pick(random, [2, 3, 5, 7, 10, 14, 15, 20, 30, 45, 60, 90]));
       case 'K':
@@ -96,8 +117,16 @@ function sentence(random: Random, topic: ContractTopic, roles: readonly [string,
 }
 
 /** A clause of one or two sentences. */
-const clause = (random: Random, topic: ContractTopic, roles: readonly [string, string], sections: number) =>
-  Array.from({ length: 1 + randomInt(random, 2) }, () => sentence(random, topic, roles, sections)).join(' ');
+const clause = (random: Random, deck: Deck) => Array.from({ length: 1 + randomInt(random, 2) }, () => sentence(random, deck)).join(' ');
+
+function shuffled<T>(random: Random, xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = randomInt(random, i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 /** The same clause as another contract words it: a wording swapped, now and then a number changed. */
 function negotiated(random: Random, text: string): string {
@@ -112,7 +141,7 @@ function negotiated(random: Random, text: string): string {
 }
 
 /**
- * `count` contracts of about `chars` characters each (within a third from 5,000 characters up),
+ * `count` contracts of about `chars` characters each (within a third from 10,000 characters up),
  * reproducible from `seed`; 30 contracts of 200,000 characters take ~60 ms.
  */
 export function generateDataRoom(count: number, chars: number, seed: number): DocMergeProblem {
@@ -132,11 +161,12 @@ export function generateDataRoom(count: number, chars: number, seed: number): Do
   // The template: per topic, clauses until what a contract keeps of them (and its own clause) comes
   // closest to its share of the length, the preamble and the headings set aside.
   const perSection = (chars - PREAMBLE_CHARS) / expectedSections - HEADING_CHARS;
-  const template = topics.map((topic) => {
+  const decks: Deck[] = topics.map((topic) => ({ topic, roles, sections: topics.length, templates: [] }));
+  const template = decks.map((deck) => {
     const clauses: string[] = [];
     let length = 0;
     do {
-      const text = clause(random, topic, roles, topics.length);
+      const text = clause(random, deck);
       clauses.push(text);
       length += text.length + 8;
     } while ((length + (length / clauses.length) * (OWN_CLAUSE + 1 / 2)) * KEEP < perSection);
@@ -159,7 +189,7 @@ export function generateDataRoom(count: number, chars: number, seed: number): Do
         if (!topic.core && random() >= OPTIONAL) return;
         const n = sections.length + 1;
         const clauses = template[t]!.filter(() => random() < KEEP).map((c) => negotiated(random, c));
-        if (random() < OWN_CLAUSE) clauses.splice(randomInt(random, clauses.length + 1), 0, clause(random, topic, roles, topics.length));
+        if (random() < OWN_CLAUSE) clauses.splice(randomInt(random, clauses.length + 1), 0, clause(random, decks[t]!));
         const body = clauses.map((c, i) => `${n}.${i + 1} ${c}`).join('\n\n');
         sections.push(`${heading(n, pick(random, topic.titles))}\n\n${body}`);
       });
