@@ -7,12 +7,13 @@ import { answerReserve, answerTokensFor, expectedMergeTokens, JUDGE_ANSWER_TOKEN
 import { CONTRACT_TOPICS } from '../src/tasks/doc-merge/contract-samples';
 import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
 import { generateDocMergeProblem } from '../src/tasks/doc-merge/dataset';
+import { splitDocument, titleKey, titleSimilarity } from '../src/tasks/doc-merge/headings';
 import { DOC_MERGE_MARKERS, EXAMPLES_END } from '../src/tasks/doc-merge/prompts';
 import { fitsWhole } from '../src/tasks/doc-merge/schemes';
 import { clausesOf, informationUnits, mergeScore } from '../src/tasks/doc-merge/score';
 import { SECTION_MARKERS } from '../src/tasks/doc-merge/section-prompts';
 import { aggregationLevels, PART_BODIES } from '../src/tasks/doc-merge/sectioned-schemes';
-import { alignDocuments, alignmentOf, sectionTexts, splitDocument, titleKey, titleSimilarity } from '../src/tasks/doc-merge/sections';
+import { alignDocuments, alignmentOf, sectionTexts } from '../src/tasks/doc-merge/sections';
 import { type AssembledState, planSections, type SectionState } from '../src/tasks/doc-merge/splits';
 import type { Part, PromptRequest } from '../src/tasks/task';
 
