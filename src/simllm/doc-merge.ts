@@ -113,7 +113,8 @@ function mergeAnswer(documents: string[], factor: number, notes: boolean, headin
     const nda = tagged(compose(units, order, plan, random, heading));
     if (!notes) return nda;
     const shared = units.units.filter(hasRewording).length;
-    return `Notes: the ${documents.length} ${heading === undefined ? 'NDAs' : 'versions'} contain about ${units.units.length} distinct statements; ${shared} of them appear in several NDAs in different words and are written once below.\n${nda}`;
+    const noun = heading === undefined ? 'NDAs' : 'versions';
+    return `Notes: the ${documents.length} ${noun} contain about ${units.units.length} distinct statements; ${shared} of them appear in several ${noun} in different words and are written once below.\n${nda}`;
   };
 }
 
