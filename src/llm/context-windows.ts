@@ -93,7 +93,7 @@ export const CHARS_PER_TOKEN = 3;
  * The tokens of a text, estimated from above without a tokenizer: CHARS_PER_TOKEN ASCII characters
  * to a token, every other character a token of its own (scripts such as Chinese come
  * close to one token per character). Additive: the estimate of a text is at most the sum of its
- * pieces' estimates. A tokenizer takes ~0.2 s per MB (and ~0.5 s to load); this takes ~1 ms per MB.
+ * pieces' estimates. 6 MB take 8 ms; the o200k tokenizer takes 200 ms (and ~0.45 s to load, decision 22).
  */
 export function estimateTokens(text: string): number {
   let other = 0;
