@@ -28,7 +28,7 @@ const B =
 const PERFECT =
   'Alpha Corp shares its battery designs with Beta Labs for a joint pilot. Beta Labs keeps the battery designs secret for three years and returns every drawing when Alpha Corp asks for it. The laws of Ontario govern this agreement.';
 
-describe('the problem: 2 to 8 plain-text documents', () => {
+describe('the problem: 2 to 50 plain-text documents of up to 1,000,000 characters', () => {
   const request = (documents: unknown) => ({ task: 'doc-merge', problem: { documents }, goo: docMergeTask.schemes.io!({ size: 2 }) });
   const refusal = (documents: unknown) => {
     try {
@@ -46,7 +46,7 @@ describe('the problem: 2 to 8 plain-text documents', () => {
 
   it.each([
     ['one document', [A], /problem\.documents.*at least 2 documents/],
-    ['nine documents', Array(9).fill(A), /problem\.documents.*at most 8 documents/],
+    ['51 documents', Array(51).fill(A), /problem\.documents.*at most 50 documents/],
     ['an empty document', [A, B, '  \n '], /problem\.documents\[2\]: the document is empty/],
     ['a document with NUL bytes', [A, `PK\u0003\u0004${'x'.repeat(50)}\u0000`], /problem\.documents\[1\]: .*binary.*NUL/],
     ['mostly unprintable text', [A, '\u0001\u0002\u0003\ufffd\ufffd abc'], /problem\.documents\[1\]: .*binary.*not printable/],
@@ -61,7 +61,14 @@ describe('the problem: 2 to 8 plain-text documents', () => {
     expect(result.error!.issues).toHaveLength(1);
     expect(result.error!.issues[0]!.path).toEqual(['documents', 1]);
     expect(result.error!.issues[0]!.message).toBe(`the document has ${A.length + 1} characters; at most ${A.length} are allowed`);
-    expect(refusal([A, 'x'.repeat(100_001)])).toMatch(/problem\.documents\[1\]: the document has 100001 characters/);
+    expect(refusal([A, 'x'.repeat(1_000_001)])).toMatch(
+      /problem\.documents\[1\]: the document has 1000001 characters; at most 1000000 are allowed/,
+    );
+  });
+
+  it('accepts a data room: 50 documents, and documents of 1,000,000 characters', () => {
+    expect(docMergeTask.problem.safeParse({ documents: Array(50).fill(A) }).success).toBe(true);
+    expect(docMergeTask.problem.safeParse({ documents: [A, `${A}\n${'y'.repeat(1_000_000 - A.length - 1)}`] }).success).toBe(true);
   });
 });
 
@@ -323,7 +330,7 @@ describe('datasets', () => {
       // Each document is several paragraphs of plain prose.
       for (const d of p.documents) expect(d.split('\n\n').length).toBeGreaterThanOrEqual(8);
     }
-    expect(() => generateDocMergeProblem(1, 0)).toThrow(/2 to 8 documents/);
+    expect(() => generateDocMergeProblem(1, 0)).toThrow(/2 to 50 documents/);
   });
 });
 

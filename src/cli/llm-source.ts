@@ -30,8 +30,14 @@ export function defaultModel(source: LlmSource, env: NodeJS.ProcessEnv = process
 /**
  * What a run on the local model changes by default: it costs nothing, its calls wait in the workflow
  * (not at the server) for one of the model's sequences, so the call timeout measures generation, not
- * queueing, and a slow CPU gets time to answer.
+ * queueing, and a slow CPU gets time to answer; its prompts are planned for the window the server
+ * serves, whichever model it serves.
  */
 export function localLlmSettings(): Partial<NonNullable<RunRequestInput['llm']>> {
-  return { pricing: { inputPerMTok: 0, outputPerMTok: 0 }, maxConcurrentCalls: LOCAL_LLM_DEFAULTS.parallel, timeoutSeconds: 900 };
+  return {
+    pricing: { inputPerMTok: 0, outputPerMTok: 0 },
+    maxConcurrentCalls: LOCAL_LLM_DEFAULTS.parallel,
+    timeoutSeconds: 900,
+    contextTokens: LOCAL_LLM_DEFAULTS.contextSize,
+  };
 }

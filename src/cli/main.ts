@@ -30,6 +30,11 @@ const int = (name: string) => (v: string) => {
   if (!Number.isInteger(n)) throw new InvalidArgumentError(`${name} must be a whole number`);
   return n;
 };
+const positive = (name: string) => (v: string) => {
+  const n = int(name)(v);
+  if (n <= 0) throw new InvalidArgumentError(`${name} must be a positive whole number`);
+  return n;
+};
 const num = (name: string) => (v: string) => {
   const n = Number(v);
   if (!Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number`);
@@ -122,6 +127,11 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     .addOption(configurable('model', '--model <name>', 'model name'))
     .addOption(configurable('temperature', '--temperature <t>', 'sampling temperature', num('--temperature')))
     .addOption(configurable('maxTokens', '--max-tokens <n>', 'max completion tokens per answer', int('--max-tokens')))
+    .option(
+      '--context-tokens <n>',
+      "the model's context window in tokens, when its name does not tell it (see `got doctor`); doc-merge plans its prompts for it",
+      positive('--context-tokens'),
+    )
     .addOption(
       configurable(
         'priceInput',
@@ -299,6 +309,7 @@ program
   .description('probe the LLM endpoint once (a tiny request): what it supports, its speed, and the settings the engine will use')
   .addOption(llmSourceOption('which endpoint: the simulated LLM, the local model, or OPENAI_BASE_URL'))
   .option('--model <name>', 'model name (default: GOT_MODEL, or what the source serves)')
+  .option('--context-tokens <n>', "the model's context window, as a run would be given it", positive('--context-tokens'))
   .option('--json', 'print the report as JSON', false)
   .action(async (o: DoctorOptions) => {
     const { doctorCommand } = await import('./commands/doctor');

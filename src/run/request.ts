@@ -20,6 +20,11 @@ export const LlmSettings = z.strictObject({
   model: z.string().min(1).default(SIMULATED_MODEL),
   temperature: z.number().min(0).max(2).default(1.0),
   maxTokens: z.number().int().positive().max(1_000_000).optional(),
+  /**
+   * The model's context window in tokens (prompt and answer together). Schemes keep every prompt
+   * inside it; without it, the window of the model's name is used (`src/llm/context-windows.ts`).
+   */
+  contextTokens: z.number().int().positive().max(100_000_000).optional(),
   pricing: Pricing.default({ ...DEFAULT_PRICING }),
   /** Per-attempt timeout of one LLM call. */
   timeoutSeconds: z.number().positive().max(3600).default(120),

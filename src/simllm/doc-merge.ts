@@ -1,5 +1,6 @@
 import { DOC_MERGE_MARKERS, EXAMPLES_END } from '../tasks/doc-merge/prompts';
 import { analyseMerge, clausesOf, informationUnits, proxyRatings, type Units } from '../tasks/doc-merge/score';
+import { SECTION_MARKERS } from '../tasks/doc-merge/section-prompts';
 import { type Random, randomInt } from '../util/random';
 import { responderFor } from './prompt-input';
 import type { Answer } from './responders';
@@ -10,7 +11,9 @@ import type { Answer } from './responders';
  * own clauses, forgetting some (more often the more text it is given) and keeping some statements
  * twice in different wordings, and it judges merges by the clause-level proxy of the task's score
  * plus noise. Aggregating drafts keeps more than merging afresh; improving re-adds part of what is
- * missing and drops part of what is repeated.
+ * missing and drops part of what is repeated. Section prompts are answered by the same model on the
+ * section's versions, the answer headed by the section's title; fusing drafts of a section (which
+ * carries no versions) treats the drafts as the sources.
  */
 
 /** Share of the sources' pieces of information a single merge forgets, by the sources' length. */
@@ -40,6 +43,8 @@ interface Input {
   documents: string[];
   drafts: string[];
   candidate?: string;
+  /** The section a section prompt names. */
+  section?: string;
 }
 
 function inputOf(prompt: string): Input {
@@ -51,6 +56,7 @@ function inputOf(prompt: string): Input {
     documents: blocks('Doc'),
     drafts: blocks('Draft'),
     candidate: /<Candidate>\n?([\s\S]*?)\n?<\/Candidate>/.exec(real)?.[1]?.trim(),
+    section: /the section "([^"]*)"/.exec(real)?.[1],
   };
 }
 
@@ -68,8 +74,11 @@ function documentOrder(documents: readonly string[], { units }: Units): number[]
   return units.map((_, u) => u).sort((a, b) => position[a]! - position[b]! || a - b);
 }
 
-/** Writes an NDA from the sources' clauses following the plan: a repeat uses another wording, somewhere later. */
-function compose(units: Units, order: readonly number[], plan: Plan[], random: Random): string {
+/**
+ * Writes an NDA from the sources' clauses following the plan: a repeat uses another wording,
+ * somewhere later. A section is headed by its title, its paragraphs unnumbered.
+ */
+function compose(units: Units, order: readonly number[], plan: Plan[], random: Random, heading?: string): string {
   const sentences: string[] = [];
   const repeats: string[] = [];
   for (const u of order) {
@@ -82,13 +91,16 @@ function compose(units: Units, order: readonly number[], plan: Plan[], random: R
   }
   for (const repeat of repeats) sentences.splice(sentences.length - randomInt(random, Math.ceil(sentences.length / 2) + 1), 0, repeat);
   const paragraphs: string[] = [];
-  for (let i = 0; i < sentences.length; i += 3) paragraphs.push(`${paragraphs.length + 1}. ${sentences.slice(i, i + 3).join(' ')}`);
-  return [TITLES[randomInt(random, TITLES.length)]!, ...paragraphs].join('\n\n');
+  for (let i = 0; i < sentences.length; i += 3) {
+    const text = sentences.slice(i, i + 3).join(' ');
+    paragraphs.push(heading === undefined ? `${paragraphs.length + 1}. ${text}` : text);
+  }
+  return [heading ?? TITLES[randomInt(random, TITLES.length)]!, ...paragraphs].join('\n\n');
 }
 
 const tagged = (nda: string) => `<Merged>\n${nda}\n</Merged>`;
 
-function mergeAnswer(documents: string[], factor: number, notes: boolean): Answer {
+function mergeAnswer(documents: string[], factor: number, notes: boolean, heading?: string): Answer {
   const units = informationUnits(documents);
   const order = documentOrder(documents, units);
   const drop = factor * dropProbability(chars(documents));
@@ -98,14 +110,15 @@ function mergeAnswer(documents: string[], factor: number, notes: boolean): Answe
       const keep = random() >= drop;
       return { keep, twice: keep && hasRewording(unit) && random() < repeat };
     });
-    const nda = tagged(compose(units, order, plan, random));
+    const nda = tagged(compose(units, order, plan, random, heading));
     if (!notes) return nda;
     const shared = units.units.filter(hasRewording).length;
-    return `Notes: the ${documents.length} NDAs contain about ${units.units.length} distinct statements; ${shared} of them appear in several NDAs in different words and are written once below.\n${nda}`;
+    const noun = heading === undefined ? 'NDAs' : 'versions';
+    return `Notes: the ${documents.length} ${noun} contain about ${units.units.length} distinct statements; ${shared} of them appear in several ${noun} in different words and are written once below.\n${nda}`;
   };
 }
 
-function aggregateAnswer(documents: string[], drafts: string[]): Answer {
+function aggregateAnswer(documents: string[], drafts: string[], heading?: string): Answer {
   const units = informationUnits(documents);
   const order = documentOrder(documents, units);
   const drop = AGGREGATE.dropFactor * dropProbability(chars(documents));
@@ -121,11 +134,11 @@ function aggregateAnswer(documents: string[], drafts: string[]): Answer {
       const twice = keep && hasRewording(unit) && random() < (repeated ? AGGREGATE.keepRepeat : coveredTwice ? repeat : repeat / 2);
       return { keep, twice };
     });
-    return tagged(compose(units, order, plan, random));
+    return tagged(compose(units, order, plan, random, heading));
   };
 }
 
-function improveAnswer(documents: string[], draft: string): Answer {
+function improveAnswer(documents: string[], draft: string, heading?: string): Answer {
   const units = informationUnits(documents);
   const order = documentOrder(documents, units);
   const drop = IMPROVE.dropFactor * dropProbability(chars(documents));
@@ -137,7 +150,7 @@ function improveAnswer(documents: string[], draft: string): Answer {
       const twice = keep && hasRewording(unit) && random() < (coverage[u]! > 1 ? IMPROVE.keepRepeat : repeat);
       return { keep, twice };
     });
-    return tagged(compose(units, order, plan, random));
+    return tagged(compose(units, order, plan, random, heading));
   };
 }
 
@@ -158,9 +171,11 @@ function judgeAnswer(documents: string[], candidate: string): Answer {
   };
 }
 
-type DocMergePrompt = keyof typeof DOC_MERGE_MARKERS;
+const MARKERS = { ...DOC_MERGE_MARKERS, ...SECTION_MARKERS };
+type DocMergePrompt = keyof typeof MARKERS;
 
-function answerFor(kind: DocMergePrompt, { documents, drafts, candidate }: Input): Answer | undefined {
+function answerFor(kind: DocMergePrompt, { documents, drafts, candidate, section }: Input): Answer | undefined {
+  if (kind === 'aggregateSection') return drafts.length && section !== undefined ? aggregateAnswer(drafts, drafts, section) : undefined;
   if (documents.length === 0) return undefined;
   switch (kind) {
     case 'merge':
@@ -172,9 +187,16 @@ function answerFor(kind: DocMergePrompt, { documents, drafts, candidate }: Input
     case 'improve':
       return drafts.length === 1 ? improveAnswer(documents, drafts[0]!) : undefined;
     case 'judge':
+    case 'judgeSection':
       return candidate === undefined ? undefined : judgeAnswer(documents, candidate);
+    case 'mergeSection':
+      return section === undefined ? undefined : mergeAnswer(documents, 1, false, section);
+    case 'mergeSectionCot':
+      return section === undefined ? undefined : mergeAnswer(documents, COT_FACTOR, true, section);
+    case 'improveSection':
+      return drafts.length === 1 && section !== undefined ? improveAnswer(documents, drafts[0]!, section) : undefined;
   }
 }
 
 /** The document merging responder: undefined unless the prompt is one of its prompts with readable documents. */
-export const docMergeResponder = responderFor('doc-merge', DOC_MERGE_MARKERS, (kind, prompt) => answerFor(kind, inputOf(prompt)));
+export const docMergeResponder = responderFor('doc-merge', MARKERS, (kind, prompt) => answerFor(kind, inputOf(prompt)));

@@ -38,6 +38,11 @@ export interface SchemeOptions<P = unknown> {
   size: number;
   /** The problem itself, for schemes whose shape follows its content (e.g. one branch per sentence). */
   problem?: P;
+  /**
+   * The model's context window in tokens (prompt and answer together), for schemes that must keep
+   * every prompt inside it. Absent: the scheme assumes its prompts fit, and keeps the shape it always had.
+   */
+  contextTokens?: number;
 }
 
 /** An LLM judge: asks the model to rate a thought, `samples` times, and combines the ratings into a score. */

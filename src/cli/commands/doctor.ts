@@ -1,11 +1,14 @@
 import { LlmClient, type LlmEndpoint } from '../../llm/client';
+import { type ContextWindow, contextWindowOf } from '../../llm/context-windows';
 import { endpointFromEnv, NO_ENDPOINT } from '../../llm/endpoint';
-import { defaultModel, type LlmSource } from '../llm-source';
+import { defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
 
 /** `got doctor`'s options. */
 export interface DoctorOptions {
   llm: LlmSource;
   model?: string;
+  /** The window a run would be given (`--context-tokens`), instead of the model's known one. */
+  contextTokens?: number;
   json: boolean;
 }
 
@@ -28,6 +31,35 @@ export interface DoctorReport {
   /** What the client learnt from the endpoint's refusals, and will use from now on. */
   settings?: { maxTokensField: string; temperature: 'as asked' | 'default only'; samplesPerRequest: 'n' | 'one' };
   sample?: string;
+  /** The context window schemes plan their prompts for, and where that number comes from. */
+  contextWindow: ContextWindow;
+  /** The window the server says it serves the model with (the local model, or an endpoint whose model list says so). */
+  reportedContextTokens?: number;
+}
+
+/** Where OpenAI-compatible servers put a model's window in their model list: vLLM, OpenRouter and Together, Groq, LM Studio. */
+const WINDOW_FIELDS = ['max_model_len', 'context_length', 'context_window', 'max_context_length'] as const;
+
+/**
+ * The window an endpoint reports for a model in `GET /models`, if it reports one; undefined when
+ * it does not, or does not answer within 5 seconds (the model list is optional in the API).
+ */
+export async function reportedContextTokens(endpoint: LlmEndpoint, model: string): Promise<number | undefined> {
+  if (endpoint.azure) return undefined;
+  try {
+    const response = await fetch(`${endpoint.baseURL.replace(/\/+$/, '')}/models`, {
+      headers: { authorization: `Bearer ${endpoint.apiKey}` },
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!response.ok) return undefined;
+    const list = (await response.json()) as { data?: Record<string, unknown>[] };
+    const models = Array.isArray(list.data) ? list.data : [];
+    const entry = models.find((m) => m.id === model) ?? (models.length === 1 ? models[0] : undefined);
+    const value = WINDOW_FIELDS.map((f) => entry?.[f]).find((v) => Number.isInteger(v) && (v as number) > 0);
+    return value as number | undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A real task's prompt, small: what the engine will ask (the simulator answers only task prompts). */
@@ -41,9 +73,22 @@ async function probe() {
  * Asks the endpoint one tiny question (two samples, a non-default temperature, a token limit) the
  * way the engine asks, and reports what it supports, how fast it answers, and what the engine adapts.
  */
-export async function doctor(endpoint: LlmEndpoint, source: LlmSource, model: string): Promise<DoctorReport> {
+export async function doctor(
+  endpoint: LlmEndpoint,
+  source: LlmSource,
+  model: string,
+  window: { contextTokens?: number; reported?: number } = {},
+): Promise<DoctorReport> {
   const client = new LlmClient(endpoint);
-  const base = { source, baseURL: endpoint.baseURL, model, answeredBy: model };
+  const reported = window.reported ?? (await reportedContextTokens(endpoint, model));
+  const base = {
+    source,
+    baseURL: endpoint.baseURL,
+    model,
+    answeredBy: model,
+    contextWindow: contextWindowOf({ model, ...(window.contextTokens !== undefined ? { contextTokens: window.contextTokens } : {}) }),
+    ...(reported !== undefined ? { reportedContextTokens: reported } : {}),
+  };
   const started = performance.now();
   try {
     const completion = await client.complete({ model, messages: await probe(), samples: 2, temperature: 0.7, maxTokens: 24, seed: 1 });
@@ -71,9 +116,27 @@ export async function doctor(endpoint: LlmEndpoint, source: LlmSource, model: st
   }
 }
 
+/** The context window line: what schemes plan for, why, and what the server reports. */
+function formatWindow(r: DoctorReport): string {
+  const { tokens, source, family } = r.contextWindow;
+  const why =
+    source === 'settings'
+      ? 'as set'
+      : source === 'known model'
+        ? `known for ${family}`
+        : 'model not known: a conservative default; set --context-tokens';
+  const reported =
+    r.reportedContextTokens === undefined
+      ? ''
+      : r.reportedContextTokens === tokens
+        ? ' · the server reports the same'
+        : ` · the server reports ${r.reportedContextTokens.toLocaleString('en-US')}: run with --context-tokens ${r.reportedContextTokens} to plan for it`;
+  return `  context       ${tokens.toLocaleString('en-US')} tokens (${why})${reported}`;
+}
+
 /** The report as a person reads it. */
 export function formatDoctor(r: DoctorReport): string {
-  if (!r.ok) return `endpoint ${r.baseURL} (${r.source}), model ${r.model}\n  NOT USABLE    ${r.error}`;
+  if (!r.ok) return [`endpoint ${r.baseURL} (${r.source}), model ${r.model}\n  NOT USABLE    ${r.error}`, formatWindow(r)].join('\n');
   const yes = (b: boolean | undefined) => (b ? 'yes' : 'no');
   return [
     `endpoint ${r.baseURL} (${r.source}), model ${r.model}${r.answeredBy !== r.model ? ` (answered as ${r.answeredBy})` : ''}`,
@@ -82,6 +145,7 @@ export function formatDoctor(r: DoctorReport): string {
     `  usage         ${r.usageReported ? 'reported' : 'missing: counted here with a tokenizer, marked estimated'}`,
     `  reasoning     ${r.reasoning ? 'yes: kept on the thought, never parsed as the answer' : 'none seen'}`,
     `  the engine uses ${r.settings!.maxTokensField} · temperature ${r.settings!.temperature} · ${r.settings!.samplesPerRequest === 'n' ? 'n samples per request' : 'one sample per request'}`,
+    formatWindow(r),
   ].join('\n');
 }
 
@@ -90,6 +154,7 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
   const model = o.model ?? defaultModel(o.llm);
   let close: () => Promise<void> = async () => {};
   let endpoint: LlmEndpoint;
+  const window: { contextTokens?: number; reported?: number } = o.contextTokens !== undefined ? { contextTokens: o.contextTokens } : {};
   if (o.llm === 'sim') {
     const { startSimulatedLlm } = await import('../../simllm/server');
     const sim = await startSimulatedLlm({});
@@ -100,13 +165,16 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
     const local = await startLocalModel(log);
     close = () => local.llm.close();
     endpoint = local.endpoint;
+    // A run on the local model plans for the window the server is started with (localLlmSettings).
+    window.reported = local.llm.contextSize;
+    window.contextTokens ??= localLlmSettings().contextTokens;
   } else {
     const configured = endpointFromEnv();
     if (!configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
     endpoint = configured;
   }
   try {
-    const report = await doctor(endpoint, o.llm, model);
+    const report = await doctor(endpoint, o.llm, model, window);
     console.log(o.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
     return report;
   } finally {

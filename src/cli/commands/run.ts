@@ -2,13 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { ValidationError } from '../../goo/validate';
+import { contextTokensOf } from '../../llm/context-windows';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput, RunResult } from '../../run/request';
 import { DEFAULT_PRICING } from '../../run/wire';
 import { payloadRouteFromEnv } from '../../store/route';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
-import type { AnyTask } from '../../tasks/task';
+import type { AnyTask, SchemeOptions } from '../../tasks/task';
 import { defaultLlmSource, defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
 import { chooseProblem } from '../problem';
 import { formatReport, type RunReport, reportOf } from '../report';
@@ -29,6 +30,8 @@ export interface RunOptions {
   model?: string;
   temperature?: number;
   maxTokens?: number;
+  /** The model's context window, when the model's name does not tell it (`llm.contextTokens`). */
+  contextTokens?: number;
   priceInput?: number;
   priceOutput?: number;
   budgetUsd?: number;
@@ -80,14 +83,21 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   const source = o.llm ?? defaultLlmSource();
   const budget =
     o.budgetUsd !== undefined || o.budgetTokens !== undefined ? { maxCostUsd: o.budgetUsd, maxTokens: o.budgetTokens } : undefined;
+  const llm = {
+    ...(source === 'local' ? localLlmSettings() : {}),
+    model: o.model ?? defaultModel(source),
+    ...(o.contextTokens !== undefined ? { contextTokens: o.contextTokens } : {}),
+  };
   return {
     // A declared task travels in the request itself: no worker has to be redeployed for it.
     task: declaration ?? task.id,
     problem: problem as RunRequestInput['problem'],
-    goo: o.goo ? (readJsonFile(o.goo, '--goo') as RunRequestInput['goo']) : scheme({ size, problem }),
+    // Schemes that must keep every prompt inside the model's window get it (doc-merge: by sections, decision 36).
+    goo: o.goo
+      ? (readJsonFile(o.goo, '--goo') as RunRequestInput['goo'])
+      : schemeFor(scheme, { size, problem, contextTokens: contextTokensOf(llm) }),
     llm: {
-      ...(source === 'local' ? localLlmSettings() : {}),
-      model: o.model ?? defaultModel(source),
+      ...llm,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
       ...(o.priceInput !== undefined || o.priceOutput !== undefined || source !== 'local'
@@ -197,6 +207,16 @@ async function withProgressBar(
   } finally {
     clearInterval(poll);
     bar.stop();
+  }
+}
+
+/** The scheme's GoO; a problem or window the scheme cannot serve is bad input, named as the scheme's. */
+function schemeFor(scheme: AnyTask['schemes'][string], options: SchemeOptions): RunRequestInput['goo'] {
+  try {
+    return scheme(options);
+  } catch (e) {
+    if (e instanceof RangeError) throw new ValidationError('options', [{ path: '--scheme', message: e.message }]);
+    throw e;
   }
 }
 

@@ -19,9 +19,10 @@ import {
 } from './samples';
 
 export const MIN_DOCUMENTS = 2;
-export const MAX_DOCUMENTS = 8;
-/** Per document; the documents travel in every thought's state, so this also bounds payload sizes. */
-export const MAX_DOCUMENT_CHARS = 100_000;
+/** A data room: dozens of contracts, merged section by section when they do not fit one prompt (decision 36). */
+export const MAX_DOCUMENTS = 50;
+/** Per document: a long contract (~400 pages of plain text). */
+export const MAX_DOCUMENT_CHARS = 1_000_000;
 /** More than this share of unprintable characters means the text is not a document (e.g. a decoded binary). */
 const MAX_UNPRINTABLE_SHARE = 0.05;
 

@@ -6,6 +6,17 @@ import { parseRatings, readMerged } from './parse';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
 import { docMergeSchemes } from './schemes';
 import { combineRatings, mergeScore, UNPARSEABLE_SCORE } from './score';
+import {
+  assembledScore,
+  isSectionPrompt,
+  judgeSection,
+  parseSectionAnswer,
+  SECTION_PROMPTS,
+  sectionOf,
+  sectionPrompt,
+  sectionScore,
+} from './section-task';
+import { type AssembledState, docMergeSplits } from './splits';
 
 export { DocMergeProblem } from './dataset';
 
@@ -23,11 +34,13 @@ export interface DocMergeState extends ThoughtState {
 
 const asState = (s: ThoughtState) => s as Partial<DocMergeState>;
 
-function sourcesOf(req: PromptRequest): string[] {
+function problemOf(req: PromptRequest): DocMergeProblem {
   const documents = (req.problem as Partial<DocMergeProblem> | undefined)?.documents;
   if (!Array.isArray(documents)) throw new Error('the prompt request carries no problem, so the source documents are unknown');
-  return documents;
+  return req.problem as DocMergeProblem;
 }
+
+const sourcesOf = (req: PromptRequest): string[] => problemOf(req).documents;
 
 function indicesProblem(value: unknown, count: number): string | undefined {
   const ok =
@@ -94,8 +107,9 @@ export const docMergeTask: Task<DocMergeProblem> = {
   higherIsBetter: true,
   noAnswerScore: UNPARSEABLE_SCORE,
   sizes: [4],
-  prompts: ['merge', 'mergeCot', 'aggregate', 'improve'],
+  prompts: ['merge', 'mergeCot', 'aggregate', 'improve', ...SECTION_PROMPTS],
   schemes: docMergeSchemes,
+  splits: docMergeSplits,
   sizeOf: (p) => p.documents.length,
   rootState: (p): DocMergeState => ({ documents: p.documents.map((_, i) => i) }),
   checkParams: (_prompt, params, problem) => {
@@ -107,10 +121,11 @@ export const docMergeTask: Task<DocMergeProblem> = {
   parseDataset: parseDocMergeCsv,
   problemFromFiles: (files) => ({ documents: files.map((f) => f.text) }),
   generateProblem: generateDocMergeProblem,
-  llmScorers: { judge },
+  llmScorers: { judge, judgeSection },
 
   buildPrompt(req: PromptRequest): ChatMessage[] {
     const content = (() => {
+      if (isSectionPrompt(req.prompt)) return sectionPrompt({ ...req, prompt: req.prompt }, problemOf(req));
       switch (req.prompt) {
         case 'merge':
           return mergePrompt(textsOf(req, documentsOf(req, sourcesOf(req).length)));
@@ -133,6 +148,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
   },
 
   parseResponse(req: PromptRequest, text: string): ParsedThought[] {
+    if (isSectionPrompt(req.prompt)) return parseSectionAnswer({ ...req, prompt: req.prompt }, problemOf(req), text);
     const documents = inputDocuments(req);
     const state: DocMergeState = { documents };
     const answer = readMerged(text, textsOf(req, documents));
@@ -141,6 +157,8 @@ export const docMergeTask: Task<DocMergeProblem> = {
   },
 
   score(state, problem) {
+    if (Array.isArray(state.outline)) return assembledScore(state as AssembledState, problem);
+    if (state.section !== undefined) return sectionScore(sectionOf(state, problem), problem);
     const { documents, merged } = asState(state);
     if (merged === undefined) return UNPARSEABLE_SCORE;
     const chosen = Array.isArray(documents) ? documents.flatMap((i) => problem.documents[i] ?? []) : [];

@@ -25,8 +25,11 @@ const EXAMPLE_DOCS = [
 const EXAMPLE_MERGED =
   'NON-DISCLOSURE AGREEMENT\nGreenleaf Ltd will show its soil sensor designs to Otter Labs for a pilot project. Otter Labs keeps the designs secret for three years and returns all drawings when Greenleaf Ltd asks for them.\nThe laws of Ireland apply.';
 
-const tagged = (tag: string, texts: readonly string[]) => texts.map((t, i) => `<${tag}${i + 1}>\n${t}\n</${tag}${i + 1}>`).join('\n\n');
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+/** Texts in numbered tags: `<Doc1>…</Doc1>`, `<Doc2>…`. */
+export const tagged = (tag: string, texts: readonly string[]) =>
+  texts.map((t, i) => `<${tag}${i + 1}>\n${t}\n</${tag}${i + 1}>`).join('\n\n');
+/** "1 NDA", "4 NDAs". */
+export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** How every example but the judge's ends (with the merged NDA), then the real input: the source documents under a heading. */
 const mergedExampleThenSources = (heading: string, documents: readonly string[]) => `<Merged>

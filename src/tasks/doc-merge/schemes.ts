@@ -1,12 +1,21 @@
 import { GooBuilder } from '../../goo/builder';
 import type { GoO } from '../../goo/schema';
+import { estimateTokens } from '../../llm/context-windows';
 import type { SchemeOptions } from '../task';
+import { answerReserve, answerTokensFor, CHAT_TOKENS, taggedTokens } from './budget';
+import { DocMergeProblem } from './dataset';
+import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
+import { type SectionedScheme, sectionedScheme } from './sectioned-schemes';
 
 /**
  * The paper's document merging experiments as GoOs (REFERENCE-GOO.md): every Score asks the LLM
  * judge 3 times, and higher scores are better. IO and CoT merge once; ToT refines the best of 10
  * merges twice; GoT aggregates the best 3 merges and refines; GoT2 merges each half of the
  * documents on its own, aggregates the two halves and refines.
+ *
+ * Given the model's context window, a scheme whose largest prompt (with its answer) would not fit
+ * becomes its sectioned form (`sectioned-schemes.ts`, decision 36); otherwise, and without a
+ * window, it is exactly the GoO above.
  */
 
 const HIGHER = { higherIsBetter: true } as const;
@@ -61,10 +70,42 @@ function got2({ size }: SchemeOptions): GoO {
   return b.build();
 }
 
+/**
+ * The largest prompt of each scheme on the whole documents, with what it leaves free: the answer
+ * and the drafts it carries (a judge's candidate, ToT's draft to improve, GoT's three drafts to
+ * aggregate, GoT2's two halves), each planned as long as the expected merge.
+ */
+const LARGEST_PROMPTS: Record<SectionedScheme, { prompts: (documents: string[]) => string[]; drafts: number }> = {
+  io: { prompts: (d) => [mergePrompt(d), judgePrompt(d, '')], drafts: 1 },
+  cot: { prompts: (d) => [mergeCotPrompt(d), judgePrompt(d, '')], drafts: 1 },
+  tot: { prompts: (d) => [improvePrompt(d, ''), judgePrompt(d, '')], drafts: 1 },
+  got: { prompts: (d) => [aggregatePrompt(d, ['', '', '']), improvePrompt(d, '')], drafts: 3 },
+  got2: { prompts: (d) => [aggregatePrompt(d, ['', '']), improvePrompt(d, '')], drafts: 2 },
+};
+
+/** Whether a scheme's prompts over the whole documents fit the window, each with its answer (decision 36). */
+export function fitsWhole(scheme: SectionedScheme, problem: DocMergeProblem, contextTokens: number): boolean {
+  const { prompts, drafts } = LARGEST_PROMPTS[scheme];
+  const reserve = answerReserve(taggedTokens(problem.documents), { contextTokens, answerTokens: answerTokensFor(contextTokens) });
+  const largest = Math.max(...prompts(problem.documents).map(estimateTokens));
+  return CHAT_TOKENS + largest + (drafts + 1) * reserve <= contextTokens;
+}
+
+/** The scheme as it always was when its prompts fit (or no window is known), else its sectioned form. */
+const windowed =
+  (scheme: SectionedScheme, whole: (o: SchemeOptions<DocMergeProblem>) => GoO) =>
+  (o: SchemeOptions<DocMergeProblem>): GoO => {
+    const { problem, contextTokens } = o;
+    // A problem not yet validated (a user's files) is planned only when valid; the run's check says what is wrong with it.
+    if (contextTokens === undefined || !DocMergeProblem.safeParse(problem).success || fitsWhole(scheme, problem!, contextTokens))
+      return whole(o);
+    return sectionedScheme(scheme, problem!, contextTokens);
+  };
+
 export const docMergeSchemes = {
-  io: () => single('merge'),
-  cot: () => single('mergeCot'),
-  tot,
-  got,
-  got2,
-} satisfies Record<string, (o: SchemeOptions) => GoO>;
+  io: windowed('io', () => single('merge')),
+  cot: windowed('cot', () => single('mergeCot')),
+  tot: windowed('tot', tot),
+  got: windowed('got', got),
+  got2: windowed('got2', got2),
+} satisfies Record<string, (o: SchemeOptions<DocMergeProblem>) => GoO>;

@@ -31,7 +31,8 @@ function wordsOf(text: string): Set<string> {
   return new Set((text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => w.length > 1 && !STOPWORDS.has(w)));
 }
 
-const LIST_MARKER = /^\s*(?:\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivx]{1,4})[.)]|[-*\u2022])\s+/i;
+// "1.", "(a)", "iv)", bullets, and clause numbers without a closing dot ("4.2 The Supplier ...").
+const LIST_MARKER = /^\s*(?:\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivx]{1,4})[.)]|\d{1,3}(?:\.\d{1,3})+(?=\s)|[-*\u2022])\s+/i;
 
 /** The clauses of a text: its sentences, without list markers, headings and short fragments. */
 export function clausesOf(text: string): Clause[] {
