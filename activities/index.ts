@@ -158,6 +158,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
           request: checked,
           ...(reparsed && !problemRef ? { problem } : {}),
           ...(problemRef ? { problemRef } : {}),
+          ...(store ? { storedFrom: store.threshold } : {}),
         };
       } catch (e) {
         if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, FAILURE.validation, e.issues);

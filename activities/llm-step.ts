@@ -113,4 +113,6 @@ export interface PreparedRun {
   problem?: unknown;
   /** The problem kept in the payload store (a large one, when the worker has a store): steps carry this instead of it. */
   problemRef?: StoredRef;
+  /** Step inputs of at least this many bytes go to the worker's payload store (absent: it has none). */
+  storedFrom?: number;
 }

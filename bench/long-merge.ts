@@ -6,6 +6,8 @@ import proto from '@temporalio/proto';
 import { resultOf, startRun } from '../src/client/runs';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import type { RunRequestInput } from '../src/run/request';
+import { docMergeTask } from '../src/tasks/doc-merge';
+import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
 import { startBenchEnv } from './support';
 
 const { temporal } = proto;
@@ -15,6 +17,24 @@ export interface LongMergeCase {
   label: string;
   request: () => RunRequestInput;
 }
+
+/** A GoT merge of `count` generated contracts of about `chars` characters, for a model with `contextTokens` of context. */
+function dataRoomMerge(count: number, chars: number, contextTokens: number): RunRequestInput {
+  const problem = generateDataRoom(count, chars, 1);
+  return {
+    task: 'doc-merge',
+    problem,
+    goo: docMergeTask.schemes.got!({ size: count, problem, contextTokens }),
+    llm: { contextTokens },
+    labels: { scheme: 'got', size: count },
+  };
+}
+
+/** The issue's cases: eight documents of 95,000 characters (a 128K window holds them), and a data room of thirty of 200,000 in a 32K window. */
+export const LONG_MERGES: LongMergeCase[] = [
+  { label: '8 × 95,000 chars, 128K window', request: () => dataRoomMerge(8, 95_000, 128_000) },
+  { label: '30 × 200,000 chars, 32K window', request: () => dataRoomMerge(30, 200_000, 32_000) },
+];
 
 export interface LongMergeRow {
   merge: string;

@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { cpuCheckMs } from './calibration';
 import { type FootprintRow, measureFootprint } from './footprint';
+import { LONG_MERGES, type LongMergeRow, measureLongMerges } from './long-merge';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
 import { measureStartup, type StartupRow } from './startup';
 import { measureStepCost } from './step-cost';
@@ -16,8 +17,8 @@ import type { StepFloorRow } from './step-floor';
  */
 const quick = process.argv.includes('--quick');
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-if (only !== undefined && only !== 'startup' && only !== 'floor')
-  throw new Error(`--only ${only}: the stages that run alone are "startup" and "floor"`);
+if (only !== undefined && only !== 'startup' && only !== 'floor' && only !== 'long-merge')
+  throw new Error(`--only ${only}: the stages that run alone are "startup", "floor" and "long-merge"`);
 
 function table<T extends object>(rows: T[]): string {
   const keys = Object.keys(rows[0] ?? {}) as (keyof T)[];
@@ -63,6 +64,21 @@ ${table(rows)}
 `;
 }
 
+/** The long merges section: documents that do not fit one prompt, payloads kept in the store. */
+function longMergeSection(rows: LongMergeRow[], cpuMs: number): string {
+  return `## Long document merges
+
+Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. GoT merges on the
+simulated LLM (0 ms per call; its own work on long prompts is real), one worker in the bench's process,
+the payload store a folder with the default 32 KiB threshold (decision 32). \`historyKB\` and
+\`largestEventKB\` are the history as the server keeps it (protobuf, references in place of stored
+payloads); \`storedMB\` what went to the store. The 30-document merge does not fit a 32K-token window,
+so the scheme merges it section by section (forEach, decisions 35 and 36).
+
+${table(rows)}
+`;
+}
+
 /** Replaces one section of BENCHMARKS.md (or adds it), leaving the others as they are. */
 function replaceSection(title: string, section: string): void {
   const path = new URL('../BENCHMARKS.md', import.meta.url);
@@ -90,6 +106,11 @@ function measureFloorApart(): StepFloorRow[] {
 if (only === 'startup') {
   log('start-up…');
   replaceSection('Start-up', startupSection(await measureStartup(quick ? 3 : 5), cpuCheckMs()));
+  process.exit(0);
+}
+if (only === 'long-merge') {
+  log('long document merges…');
+  replaceSection('Long document merges', longMergeSection(await measureLongMerges(LONG_MERGES), cpuCheckMs()));
   process.exit(0);
 }
 if (only === 'floor') {
@@ -122,6 +143,8 @@ log('throughput…');
 const throughput = await measureThroughput([1, 2], quick ? 20 : 60, 50);
 log('footprint…');
 const footprint: FootprintRow[] = await measureFootprint();
+log('long document merges…');
+const longMerges = await measureLongMerges(LONG_MERGES);
 log('start-up…');
 const startup = await measureStartup(quick ? 3 : 5);
 log('the floor under a dependent step…');
@@ -190,6 +213,7 @@ per payload. Benchmark process RSS at the end: ${rss} MiB.
 
 ${table(footprint)}
 
+${longMergeSection(longMerges, cpuAfter)}
 ${startupSection(startup, cpuAfter)}
 ${floorSection(floor, cpuAfter)}`;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);

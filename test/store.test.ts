@@ -187,3 +187,31 @@ describe('a long document merge with the payload store', () => {
     }
   });
 });
+
+describe('a fan-out whose inline inputs would overflow one workflow task', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // Nothing is stored below 10 MB: every step carries the 0.6 MB problem inline.
+    h = await startHarness({
+      dataConverter: dataConverterFromEnv({ GOT_STORE: freshDir(), GOT_STORE_THRESHOLD_BYTES: String(10_000_000) }),
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it('completes: the Controller holds calls back until their inputs fit, so no workflow task is ever too large to send', async () => {
+    const documents = [0, 1].map((i) => `Section ${i}. ${'The supplier keeps the buyer informed of every change. '.repeat(5_500)}`);
+    const request: RunRequestInput = {
+      task: 'doc-merge',
+      problem: { documents },
+      // Ten calls at once, each carrying both documents: 6 MB if they were all started together.
+      goo: { operations: [{ id: 'merge', type: 'generate', prompt: 'merge', k: 10 }] },
+      llm: { fanOut: 'perSample' },
+    };
+    h.llm.resetStats();
+    // A workflow task too large to send would be retried forever: this would not return.
+    const result = await resultOf(await startRun(h.client, request, { taskQueue: h.taskQueue }));
+    expect(result.grs.calls).toHaveLength(10);
+    // At most a workflow task's worth (3 MB) in flight: four of the 0.6 MB steps at a time, not ten.
+    expect(h.llm.stats().maxInFlight).toBeLessThanOrEqual(5);
+  });
+});

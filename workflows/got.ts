@@ -13,6 +13,7 @@ import {
 import type { GotActivities, LocalChecks } from '../activities';
 import type { AnalyzedGoO } from '../src/goo/graph';
 import { type GrsFact, GrsRecorder } from '../src/grs/recorder';
+import { PAYLOAD_LIMITS } from '../src/run/footprint';
 import type { RunRequest, RunRequestInput, RunResult } from '../src/run/request';
 import { FAILURE, NON_RETRYABLE_FAILURES, PATCH } from '../src/run/wire';
 import { taskIdOf } from '../src/tasks/task-ref';
@@ -89,7 +90,11 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     local,
     checks: path.checksOf(request.goo.operations),
     checked: new Map<string, LocalChecks>(),
-    slots: new CallSlots(request.llm.maxConcurrentCalls, path.takesFreeSlotAtOnce),
+    slots: new CallSlots(
+      request.llm.maxConcurrentCalls,
+      path.takesFreeSlotAtOnce,
+      path.boundsInlineBytes ? { bytes: PAYLOAD_LIMITS.workflowTaskBytes, storedFrom: prepared.storedFrom } : undefined,
+    ),
     notes: new Map<string, string>(),
     progressChanged: () => showProgress(grs, graph, scheduler.running, humans.awaiting),
   };

@@ -10,7 +10,8 @@ export const DEFAULT_LIMITS = {
   /** Samples one LLM operation may request per input thought (the paper uses at most 25). */
   maxBranches: 100,
   /** Operations of a GoO, counting every operation its forEach operations may grow (each `maxParts` × its body). */
-  maxOperations: 2000,
+  // A data room merged section by section grows ~2,000 operations at its bound (decision 36); each costs only a GRS record.
+  maxOperations: 10_000,
   maxTries: 10,
   maxScoreSamples: 20,
   /** Parts one forEach may make (its `maxParts`). */

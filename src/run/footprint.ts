@@ -85,29 +85,18 @@ function widthOf(op: Operation, inputs: number, perSample: boolean): { calls: nu
   }
 }
 
-/** What a step carries besides the problem, guessed as big as the problem itself (an answer about as long as its input) plus its settings. */
-const stepBytes = (problemBytes: number) => 2 * problemBytes + 2_000;
-
 /**
  * What a run's payloads would exceed, before it starts. Without a payload store the problem travels
  * with every LLM step, so the widest set of calls started together must fit one workflow task's
- * reply, and the problem one payload. With a store (`storeThreshold`), every payload above the
- * threshold is kept there and a large problem is passed by reference: a step carries at most the
- * threshold inline, so only very wide steps can still overflow a workflow task. Issues name the field
- * and the limit.
+ * reply, and the problem one payload. With a store (`storeThreshold` set) nothing is refused: every
+ * payload above the threshold is stored, the problem goes to steps by reference, and the Controller
+ * keeps the inline input of its calls in flight under a workflow task's worth (`CallSlots`).
+ * Issues name `problem` and the limit.
  */
 export function footprintIssues(problemBytes: number, width: GooWidth, storeThreshold?: number): Issue[] {
   const issues: Issue[] = [];
   const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
-  if (storeThreshold !== undefined) {
-    const inline = Math.min(storeThreshold, stepBytes(problemBytes)) * width.widestCalls;
-    if (inline > PAYLOAD_LIMITS.workflowTaskBytes)
-      issues.push({
-        path: 'goo',
-        message: `operation "${width.widestOperation}" starts up to ${width.widestCalls} LLM calls at once, each carrying up to ${mb(Math.min(storeThreshold, stepBytes(problemBytes)))} inline: ${mb(inline)} in one workflow task, over the ${mb(PAYLOAD_LIMITS.workflowTaskBytes)} it may hold here; lower GOT_STORE_THRESHOLD_BYTES (payloads above it are stored) or narrow the step`,
-      });
-    return issues;
-  }
+  if (storeThreshold !== undefined) return issues;
   if (problemBytes > PAYLOAD_LIMITS.payloadBytes) {
     issues.push({
       path: 'problem',

@@ -43,4 +43,5 @@ export const beforeFastSteps: RunPath = {
   survivesUnusableAnswers: false,
   sizesTimeoutsByTokens: false,
   problemByReference: false,
+  boundsInlineBytes: false,
 };

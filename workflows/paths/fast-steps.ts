@@ -32,6 +32,7 @@ export const fastSteps: RunPath = {
   survivesUnusableAnswers: false,
   sizesTimeoutsByTokens: false,
   problemByReference: false,
+  boundsInlineBytes: false,
 };
 
 /** The task's local checks a GoO uses, so its LLM steps compute them on each new thought. */

@@ -45,4 +45,6 @@ export interface RunPath {
   readonly sizesTimeoutsByTokens: boolean;
   /** Steps carry a reference to a problem the worker kept in the payload store instead of the problem. */
   readonly problemByReference: boolean;
+  /** The calls in flight carry at most a workflow task's worth of inline input (`CallSlots`). */
+  readonly boundsInlineBytes: boolean;
 }

@@ -29,8 +29,9 @@ async function judge(ctx: RunContext, { op, clock }: OperationRun, scorer: LlmSc
     llm: request.llm,
     seed: hashSeed(request.seed, op.id, key),
   };
-  const result = await ctx.slots.run(() =>
-    ctx.llm.scoreWithLlm.executeWithOptions(summarised(ctx.llmOptions, `${op.id}: judge ${thought.id} ×${scorer.samples}`), [step]),
+  const result = await ctx.slots.run(
+    () => ctx.llm.scoreWithLlm.executeWithOptions(summarised(ctx.llmOptions, `${op.id}: judge ${thought.id} ×${scorer.samples}`), [step]),
+    step,
   );
   recordCall(ctx, clock, { op, key, purpose: 'score', inputThoughts: [thought.id], samples: scorer.samples, report: result });
   ctx.grs.setScore(thought.id, result.score);

@@ -87,7 +87,9 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
       }))
     : [{ key, step: step(samples, hashSeed(request.seed, op.id, key)), summary: `${op.id}: ${purpose} ×${samples} from ${from}${again}` }];
   const results = await Promise.all(
-    calls.map((c) => ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(callOptions(ctx, c.summary, c.step.samples), [c.step]))),
+    calls.map((c) =>
+      ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(callOptions(ctx, c.summary, c.step.samples), [c.step]), c.step),
+    ),
   );
 
   // Thoughts are named after their position among all samples, however many calls produced them.
