@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { probeStore } from '../src/cli/commands/doctor';
 import { resultOf, startRun } from '../src/client/runs';
 import { dataConverterFromEnv, payloadStoreOf } from '../src/codec/data-converter';
 import { generateCodecKey } from '../src/codec/keys';
@@ -213,5 +214,21 @@ describe('a fan-out whose inline inputs would overflow one workflow task', () =>
     expect(result.grs.calls).toHaveLength(10);
     // At most a workflow task's worth (3 MB) in flight: four of the 0.6 MB steps at a time, not ten.
     expect(h.llm.stats().maxInFlight).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('got doctor on the payload store', () => {
+  it('says which store runs use, from which size, and whether it answers', async () => {
+    const dir = freshDir();
+    expect(await probeStore({ GOT_STORE: dir })).toEqual({ description: `directory ${dir}`, threshold: 32 * 1024, ok: true });
+    expect(await probeStore({ GOT_STORE: 'off' })).toEqual({ description: 'off: every payload travels inline', ok: true });
+    const unreachable = await probeStore({
+      GOT_STORE: 's3://got-payloads/x',
+      GOT_S3_ENDPOINT: 'http://127.0.0.1:9',
+      AWS_ACCESS_KEY_ID: 'a',
+      AWS_SECRET_ACCESS_KEY: 'b',
+    });
+    expect(unreachable.ok).toBe(false);
+    expect(unreachable.error).toMatch(/s3:\/\/got-payloads\/x/);
   });
 });

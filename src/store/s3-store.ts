@@ -215,8 +215,11 @@ function isMissingObject(err: unknown): boolean {
   return codeOf(err) === 'NoSuchKey' || (statusOf(err) === 404 && codeOf(err) !== 'NoSuchBucket');
 }
 
+/** Credentials shorter than this are not real ones (and blanking them would blank ordinary letters of the message). */
+const MIN_SECRET_CHARS = 8;
+
 function redact(text: string, secrets: string[]): string {
   let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join('***');
+  for (const secret of secrets) if (secret.length >= MIN_SECRET_CHARS) out = out.split(secret).join('***');
   return out;
 }

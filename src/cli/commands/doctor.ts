@@ -13,6 +13,38 @@ export interface DoctorOptions {
 }
 
 /** What one probe of an endpoint found, and the settings the engine will use with it. */
+/** The payload store runs would use (`GOT_STORE`), and whether a blob goes in and comes back. */
+export interface StoreReport {
+  description: string;
+  /** Payloads of at least this many bytes are stored; absent when the store is off. */
+  threshold?: number;
+  ok: boolean;
+  error?: string;
+}
+
+/** Writes a small blob to the configured store and reads it back. */
+export async function probeStore(env: NodeJS.ProcessEnv = process.env): Promise<StoreReport> {
+  const [{ blobStoreFromEnv }, { storeThresholdFromEnv }, { createHash }] = await Promise.all([
+    import('../../store/config'),
+    import('../../store/route'),
+    import('node:crypto'),
+  ]);
+  let description = env.GOT_STORE ?? '(default)';
+  try {
+    const store = blobStoreFromEnv(env);
+    if (!store) return { description: 'off: every payload travels inline', ok: true };
+    description = store.description;
+    const data = new TextEncoder().encode('got doctor: the payload store answers');
+    const key = createHash('sha256').update(data).digest('hex');
+    await store.put(key, data);
+    const back = await store.get(key);
+    const ok = Buffer.from(back).equals(Buffer.from(data));
+    return { description, threshold: storeThresholdFromEnv(env), ok, ...(ok ? {} : { error: 'read back something else' }) };
+  } catch (e) {
+    return { description, ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
 export interface DoctorReport {
   source: LlmSource;
   baseURL: string;
@@ -35,6 +67,8 @@ export interface DoctorReport {
   contextWindow: ContextWindow;
   /** The window the server says it serves the model with (the local model, or an endpoint whose model list says so). */
   reportedContextTokens?: number;
+  /** Where runs keep their large payloads. */
+  store?: StoreReport;
 }
 
 /** Where OpenAI-compatible servers put a model's window in their model list: vLLM, OpenRouter and Together, Groq, LM Studio. */
@@ -134,9 +168,20 @@ function formatWindow(r: DoctorReport): string {
   return `  context       ${tokens.toLocaleString('en-US')} tokens (${why})${reported}`;
 }
 
+/** The payload store line: which store, from which size, and whether it answers. */
+function formatStore(r: DoctorReport): string[] {
+  if (!r.store) return [];
+  const { description, threshold, ok, error } = r.store;
+  const from = threshold === undefined ? '' : ` · payloads from ${threshold.toLocaleString('en-US')} bytes`;
+  return [`  store         ${description}${from} · ${ok ? 'answers' : `NOT USABLE: ${error}`}`];
+}
+
 /** The report as a person reads it. */
 export function formatDoctor(r: DoctorReport): string {
-  if (!r.ok) return [`endpoint ${r.baseURL} (${r.source}), model ${r.model}\n  NOT USABLE    ${r.error}`, formatWindow(r)].join('\n');
+  if (!r.ok)
+    return [`endpoint ${r.baseURL} (${r.source}), model ${r.model}\n  NOT USABLE    ${r.error}`, formatWindow(r), ...formatStore(r)].join(
+      '\n',
+    );
   const yes = (b: boolean | undefined) => (b ? 'yes' : 'no');
   return [
     `endpoint ${r.baseURL} (${r.source}), model ${r.model}${r.answeredBy !== r.model ? ` (answered as ${r.answeredBy})` : ''}`,
@@ -146,6 +191,7 @@ export function formatDoctor(r: DoctorReport): string {
     `  reasoning     ${r.reasoning ? 'yes: kept on the thought, never parsed as the answer' : 'none seen'}`,
     `  the engine uses ${r.settings!.maxTokensField} · temperature ${r.settings!.temperature} · ${r.settings!.samplesPerRequest === 'n' ? 'n samples per request' : 'one sample per request'}`,
     formatWindow(r),
+    ...formatStore(r),
   ].join('\n');
 }
 
@@ -174,7 +220,7 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
     endpoint = configured;
   }
   try {
-    const report = await doctor(endpoint, o.llm, model, window);
+    const report = { ...(await doctor(endpoint, o.llm, model, window)), store: await probeStore() };
     console.log(o.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
     return report;
   } finally {
