@@ -1,8 +1,8 @@
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@temporalio/client';
-import proto from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
+import proto, { type temporal as Temporal } from '@temporalio/proto';
 import { resultOf, startRun } from '../src/client/runs';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import type { RunRequestInput } from '../src/run/request';
@@ -50,6 +50,42 @@ export interface LongMergeRow {
   score: string;
 }
 
+/**
+ * The history as the server keeps it, in small pages: a page of a long history can exceed the
+ * client's 4 MB message limit, which `fetchHistory` (one page per server default) runs into.
+ */
+async function rawEvents(client: Client, workflowId: string): Promise<Temporal.api.history.v1.IHistoryEvent[]> {
+  const events: Temporal.api.history.v1.IHistoryEvent[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId },
+      maximumPageSize: 50,
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
+    events.push(...(page.history?.events ?? []));
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return events;
+}
+
+/** Kilobytes of history per event type, largest first (for finding what fills a history). */
+function bytesByEventType(events: Temporal.api.history.v1.IHistoryEvent[], sizes: number[]): string {
+  const by = new Map<string, { count: number; bytes: number }>();
+  events.forEach((e, i) => {
+    const type = String(temporal.api.enums.v1.EventType[e.eventType ?? 0]);
+    const row = by.get(type) ?? { count: 0, bytes: 0 };
+    row.count++;
+    row.bytes += sizes[i]!;
+    by.set(type, row);
+  });
+  return [...by.entries()]
+    .sort((a, b) => b[1].bytes - a[1].bytes)
+    .map(([type, r]) => `${type}: ${r.count} events, ${Math.round(r.bytes / 1024)} KB`)
+    .join('\n');
+}
+
 /** Every file's bytes under a folder. */
 function bytesUnder(dir: string): number {
   return readdirSync(dir, { withFileTypes: true }).reduce(
@@ -67,15 +103,22 @@ export async function measureLongMerges(cases: LongMergeCase[]): Promise<LongMer
   const rows: LongMergeRow[] = [];
   for (const c of cases) {
     const store = mkdtempSync(join(tmpdir(), 'got-bench-store-'));
-    const env = await startBenchEnv({ latencyMs: 0 }, dataConverterFromEnv({ GOT_STORE: store }));
+    const env = await startBenchEnv({ latencyMs: 0 }, dataConverterFromEnv({ ...process.env, GOT_STORE: store }));
     const { taskQueue, stop } = await env.worker();
     try {
       const started = Date.now();
       const handle = await startRun(env.client, c.request(), { taskQueue });
       const result = await resultOf(handle);
       const wallS = (Date.now() - started) / 1000;
-      const raw = await new Client({ connection: env.client.connection }).workflow.getHandle(handle.workflowId).fetchHistory();
-      const sizes = (raw.events ?? []).map((e) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length);
+      const events = await rawEvents(env.client, handle.workflowId);
+      const sizes = events.map((e) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length);
+      if (process.env.GOT_BENCH_EVENT_SIZES) {
+        console.error(bytesByEventType(events, sizes));
+        for (const e of events.filter((e) => e.workflowTaskFailedEventAttributes).slice(0, 3)) {
+          const f = e.workflowTaskFailedEventAttributes!;
+          console.error(`workflow task failed: ${f.cause} ${f.failure?.message?.slice(0, 300)}`);
+        }
+      }
       const { totals } = result.grs;
       rows.push({
         merge: c.label,

@@ -220,7 +220,7 @@ describe('a fan-out whose inline inputs would overflow one workflow task', () =>
 describe('got doctor on the payload store', () => {
   it('says which store runs use, from which size, and whether it answers', async () => {
     const dir = freshDir();
-    expect(await probeStore({ GOT_STORE: dir })).toEqual({ description: `directory ${dir}`, threshold: 32 * 1024, ok: true });
+    expect(await probeStore({ GOT_STORE: dir })).toEqual({ description: `directory ${dir}`, threshold: 2 * 1024, ok: true });
     expect(await probeStore({ GOT_STORE: 'off' })).toEqual({ description: 'off: every payload travels inline', ok: true });
     const unreachable = await probeStore({
       GOT_STORE: 's3://got-payloads/x',

@@ -7,6 +7,9 @@ import { SEARCH_ATTRIBUTES } from '../run/search-attributes';
 import { isPortFree, LOOPBACK, spawnTracked, type TrackedProcess, terminate } from './process';
 
 /** Where and how a Temporal dev server is started. */
+/** Events a running workflow task may have buffered behind it (Temporal's default is 100). */
+export const BUFFERED_EVENTS = 2000;
+
 export interface DevServerOptions {
   binary: string;
   /** Default 127.0.0.1. */
@@ -91,6 +94,10 @@ function devServerArgs(o: ResolvedOptions): string[] {
   // partitions and wait for the server to forward one to the other. One machine needs no more.
   args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1');
   args.push('--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
+  // A wide fan-out (a data room merged by sections) can finish more than 100 calls while one workflow
+  // task runs; past that the server throws the task's work away and the worker replays the whole run.
+  // A bigger buffer lets the next task take them all (decision 37).
+  args.push('--dynamic-config-value', `history.maximumBufferedEventsBatch=${BUFFERED_EVENTS}`);
   return args;
 }
 

@@ -10,6 +10,7 @@ import {
 } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { BlobStore } from './blob-store';
+import { DEFAULT_STORE_THRESHOLD_BYTES } from './route';
 
 const PayloadProto = proto.temporal.api.common.v1.Payload;
 
@@ -43,7 +44,7 @@ export class PayloadStore implements StorageDriver {
     /** The deployment's codecs (encryption), applied before storing and undone after reading. */
     readonly codecs: readonly PayloadCodec[] = [],
     /** Values whose JSON is at least this long are worth storing (the External Storage threshold). */
-    readonly threshold = 32 * 1024,
+    readonly threshold = DEFAULT_STORE_THRESHOLD_BYTES,
     /** How many decoded values to keep in memory. */
     private readonly keepValues = 8,
   ) {}
