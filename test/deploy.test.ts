@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { BUFFERED_EVENTS } from '../src/devserver/dev-server';
 
 const exec = promisify(execFile);
 
@@ -44,6 +45,14 @@ describe('docker-compose.yml', () => {
     expect(stdout).toMatch(/TEMPORAL_ADDRESS: temporal:7233/);
     expect(stdout).toMatch(/OPENAI_BASE_URL: http:\/\/sim-llm:8000\/v1/);
     expect(stdout).toMatch(/TEMPORAL_CODEC_ENDPOINT: http:\/\/localhost:8888/);
+  });
+
+  it('gives Temporal the dynamic config the engine relies on, the values the dev server gets', async () => {
+    const { stdout } = await compose(['config'], KEYS);
+    expect(stdout).toMatch(/DYNAMIC_CONFIG_FILE_PATH: config\/dynamicconfig\/got.yaml/);
+    const config = parse(readFileSync('deploy/temporal-dynamic-config.yaml', 'utf8')) as Record<string, { value: unknown }[]>;
+    expect(config['history.maximumBufferedEventsBatch']).toEqual([{ value: BUFFERED_EVENTS }]);
+    expect(config['system.enableActivityEagerExecution']).toEqual([{ value: true }]);
   });
 
   it('gives the workers and the codec server one payload store, MinIO', async () => {
