@@ -70,10 +70,11 @@ function longMergeSection(rows: LongMergeRow[], cpuMs: number): string {
 
 Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. GoT merges on the
 simulated LLM (0 ms per call; its own work on long prompts is real), one worker in the bench's process,
-the payload store a folder with the default 32 KiB threshold (decision 32). \`historyKB\` and
+the payload store a folder with the default 2 KiB threshold (decisions 32, 37). \`historyKB\` and
 \`largestEventKB\` are the history as the server keeps it (protobuf, references in place of stored
-payloads); \`storedMB\` what went to the store. The 30-document merge does not fit a 32K-token window,
-so the scheme merges it section by section (forEach, decisions 35 and 36).
+payloads); \`storedMB\` what went to the store. Neither merge fits its window (8 × 95,000 characters
+are about 200K tokens), so GoT merges section by section (forEach, decisions 35 and 36); without the
+store, the 8-document merge had made a 10.7 MB history that could not be sent and never finished.
 
 ${table(rows)}
 `;
