@@ -24,4 +24,4 @@ export { GOT_SEARCH_ATTRIBUTES } from './run/search-attributes';
 export { DEFAULT_TASK_QUEUE, FAILURE, QUERY, UPDATE, WORKFLOW_TYPE } from './run/wire';
 export { type SimLlmOptions, type SimulatedLlm, startSimulatedLlm } from './simllm/server';
 export { getTask, TASKS } from './tasks/registry';
-export type { AnyTask, ChatMessage, LlmScorer, ParsedThought, PromptRequest, Sample, SchemeOptions, Task } from './tasks/task';
+export type { AnyTask, ChatMessage, LlmScorer, ParsedThought, Part, PromptRequest, Sample, SchemeOptions, Split, Task } from './tasks/task';

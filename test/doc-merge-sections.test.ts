@@ -391,7 +391,8 @@ describe('schemes and the context window', () => {
   });
 
   it('what each scheme becomes per part: io and cot merge once, tot refines, got aggregates and refines', () => {
-    const prompts = (name: keyof typeof PART_BODIES) => PART_BODIES[name]().flatMap((o) => ('prompt' in o ? [`${o.prompt}/${o.k}`] : []));
+    const prompts = (name: keyof typeof PART_BODIES) =>
+      PART_BODIES[name]().flatMap((o) => ('prompt' in o ? [`${o.prompt}/${'k' in o ? o.k : 1}`] : []));
     expect(prompts('io')).toEqual(['mergeSection/1']);
     expect(prompts('cot')).toEqual(['mergeSectionCot/1']);
     expect(prompts('tot')).toEqual(['mergeSection/10', 'improveSection/10', 'improveSection/10']);

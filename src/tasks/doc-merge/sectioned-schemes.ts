@@ -1,4 +1,4 @@
-import type { GoO } from '../../goo/schema';
+import type { GoO, Operation, OperationOf } from '../../goo/schema';
 import { answerTokensFor, type TokenWindow } from './budget';
 import type { DocMergeProblem } from './dataset';
 import { aggregateOverhead, nameOf, planSections } from './splits';
@@ -15,17 +15,8 @@ import { aggregateOverhead, nameOf, planSections } from './splits';
  */
 
 /** One operation of a sectioned GoO, as plain data. */
-type PlainOp = { id: string; type: string; inputs: string[] } & Record<string, unknown>;
-
-/** A forEach operation: a split of its inputs into parts, and the body each part runs through. */
-interface ForEachOp {
-  id: string;
-  type: 'forEach';
-  inputs: string[];
-  parts: 'each' | { split: string; params: Record<string, unknown> };
-  maxParts: number;
-  body: PlainOp[];
-}
+type PlainOp = Operation;
+type ForEachOp = OperationOf<'forEach'>;
 
 const JUDGE = { kind: 'llm', prompt: 'judgeSection', samples: 3 } as const;
 const generate = (id: string, inputs: string[], prompt: string, k: number): PlainOp => ({ id, type: 'generate', inputs, prompt, k });
@@ -127,6 +118,5 @@ export function sectionedScheme(scheme: SectionedScheme, problem: DocMergeProble
     { id: 'assemble', type: 'forEach', inputs: [operations.at(-1)!.id], parts: { split: 'assemble', params: {} }, maxParts: 1, body: [] },
     { id: 'final', type: 'score', inputs: ['assemble'], scorer: { kind: 'local' } },
   );
-  // Plain data of forEach's shape: the cast goes once the GoO type declares forEach.
-  return { version: 1, operations } as unknown as GoO;
+  return { version: 1, operations };
 }
