@@ -1,6 +1,5 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findOnPath, isExecutable, runStreaming, toolCacheRoot } from './go-install';
+import { findOnPath, goInstallOnce, isExecutable, toolCacheRoot } from './go-install';
 
 // Later CLI tags cannot be built with `go install` (they use replace directives).
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -52,32 +51,13 @@ const HOW_TO_FIX =
   'or set TEMPORAL_CLI_PATH to an existing `temporal` binary, or put `temporal` on your PATH ' +
   '(https://docs.temporal.io/cli#install).';
 
-async function buildTemporalCli(log: (line: string) => void): Promise<void> {
-  const goBinary = await findOnPath(process.platform === 'win32' ? 'go.exe' : 'go');
-  if (!goBinary) {
-    throw new Error(`No Temporal CLI found and \`go\` is not on PATH, so it cannot be built. ${HOW_TO_FIX}`);
-  }
-
-  const gobin = temporalCacheDir();
-  await mkdir(gobin, { recursive: true });
-  log(`Building the Temporal CLI v${TEMPORAL_CLI_VERSION} with Go into ${gobin}.`);
-  log('This takes several minutes the first time; later runs reuse the cached binary.');
-
-  const output: string[] = [];
-  const onLine = (line: string) => {
-    log(line);
-    output.push(line);
-    if (output.length > 20) output.shift();
-  };
-  const startedAt = Date.now();
-  const exitCode = await runStreaming(goBinary, ['install', TEMPORAL_CLI_MODULE], { ...process.env, GOBIN: gobin }, onLine);
-  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-
-  if (exitCode !== 0) {
-    throw new Error(
-      `Building the Temporal CLI failed: \`go install ${TEMPORAL_CLI_MODULE}\` exited with code ${exitCode} ` +
-        `after ${seconds}s. ${HOW_TO_FIX}\nLast go output:\n${output.join('\n')}`,
-    );
-  }
-  log(`Built the Temporal CLI in ${seconds}s.`);
+/** One build per machine, cached per user (`go-install.ts`: a lock, a staging folder, the tool cache's GOPATH). */
+function buildTemporalCli(log: (line: string) => void): Promise<void> {
+  return goInstallOnce({
+    what: `the Temporal CLI v${TEMPORAL_CLI_VERSION}`,
+    module: TEMPORAL_CLI_MODULE,
+    binary: cachedTemporalCliPath(),
+    howToFix: HOW_TO_FIX,
+    log,
+  });
 }
