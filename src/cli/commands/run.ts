@@ -9,6 +9,7 @@ import { payloadRouteFromEnv } from '../../store/route';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
+import { applyConfig, readTunableGoO, TUNABLE_KEY } from '../../tune/template';
 import { defaultLlmSource, defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
 import { chooseProblem } from '../problem';
 import { formatReport, type RunReport, reportOf } from '../report';
@@ -84,7 +85,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     // A declared task travels in the request itself: no worker has to be redeployed for it.
     task: declaration ?? task.id,
     problem: problem as RunRequestInput['problem'],
-    goo: o.goo ? (readJsonFile(o.goo, '--goo') as RunRequestInput['goo']) : scheme({ size, problem }),
+    goo: o.goo ? gooFromFile(o.goo) : scheme({ size, problem }),
     llm: {
       ...(source === 'local' ? localLlmSettings() : {}),
       model: o.model ?? defaultModel(source),
@@ -198,6 +199,13 @@ async function withProgressBar(
     clearInterval(poll);
     bar.stop();
   }
+}
+
+/** A GoO file; one with a `tunable` section (what `got tune` reads) runs as written, the section left out. */
+function gooFromFile(path: string): RunRequestInput['goo'] {
+  const document = readJsonFile(path, '--goo');
+  const tunable = typeof document === 'object' && document !== null && TUNABLE_KEY in document;
+  return (tunable ? applyConfig(readTunableGoO(document)) : document) as RunRequestInput['goo'];
 }
 
 function readJsonFile(path: string, option: string): unknown {
