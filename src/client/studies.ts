@@ -1,4 +1,4 @@
-import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { payloadStoreOf } from '../codec/data-converter';
 import { DEFAULT_TASK_QUEUE, STUDY_QUERY, STUDY_WORKFLOW_TYPE } from '../run/wire';
 import { checkStudy, type StudyRequestInput } from '../tune/request';
@@ -9,21 +9,27 @@ import type { StudyProgress, StudyResult } from '../tune/results';
  * worker checks it again): bad input is refused before a server, a worker or an LLM is touched.
  */
 
-/** Checks the study and starts it; an existing study with the same id is joined rather than started again. */
+/** Checks the study and starts it; a study with the same id that runs or completed is joined rather than started again. */
 export async function startStudy(
   client: Client,
   request: StudyRequestInput,
   o: { taskQueue?: string; workflowId: string },
-): Promise<WorkflowHandleWithFirstExecutionRunId> {
+): Promise<WorkflowHandle> {
   checkStudy(request, { storeThreshold: payloadStoreOf(client.options.dataConverter)?.threshold });
-  return client.workflow.start(STUDY_WORKFLOW_TYPE, {
-    taskQueue: o.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowId: o.workflowId,
-    args: [request],
-    // Rerunning `got tune` into the same folder joins the study under way (or reads the one that finished).
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-  });
+  return client.workflow
+    .start(STUDY_WORKFLOW_TYPE, {
+      taskQueue: o.taskQueue ?? DEFAULT_TASK_QUEUE,
+      workflowId: o.workflowId,
+      args: [request],
+      // Rerunning `got tune` into the same folder joins the study under way; a failed one starts again.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    })
+    .catch((e: unknown) => {
+      // It finished: read its result instead of paying for it again.
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(o.workflowId);
+      throw e;
+    });
 }
 
 export const queryStudyProgress = (handle: WorkflowHandle) => handle.query<StudyProgress>(STUDY_QUERY.studyProgress);

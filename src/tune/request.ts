@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseOrThrow, ValidationError } from '../goo/validate';
 import { checkRun, type PayloadRoute } from '../run/check';
-import { LlmSettings } from '../run/request';
+import { Budget, LlmSettings } from '../run/request';
 import { TaskRefSchema } from '../tasks/declarative/schema';
 import { resolveTask } from '../tasks/registry';
 import { taskIdOf } from '../tasks/task-ref';
@@ -44,6 +44,8 @@ export const StudyRequest = z.strictObject({
   baseline: z.boolean().default(true),
   /** The runs' LLM settings; the study turns the response cache on with recorded costs unless `replayCache` is false. */
   llm: LlmSettings.default(LlmSettings.parse({})),
+  /** Each run's budget (as `got run --budget-usd`): a run stops starting LLM calls once spent. */
+  budget: Budget.optional(),
   /** Replay answers from the response cache, reporting the cost they had (`llm.cacheCosts: 'recorded'`). */
   replayCache: z.boolean().default(true),
   /** Seeds the runs (every trial asks each sample's questions with the same seed) and the sampler. */

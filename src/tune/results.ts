@@ -82,6 +82,33 @@ export interface StudyProgress {
   best?: { index: number; config: Config; meanScore: number; meanCostUsd: number };
   costUsd: number;
   paidUsd: number;
+  /** The trials done so far, in brief (the CLI prints each as it finishes). */
+  done: TrialBrief[];
+}
+
+/** A finished trial in a line. */
+export interface TrialBrief {
+  index: number;
+  config: Config;
+  status: TrialResult['status'];
+  samples: number;
+  meanScore?: number;
+  halfWidth?: number;
+  meanCostUsd?: number;
+  feasible: boolean;
+}
+
+/** A trial in brief. */
+export function briefOf(t: TrialResult): TrialBrief {
+  return {
+    index: t.index,
+    config: t.config,
+    status: t.status,
+    samples: t.samples.length,
+    ...(t.score ? { meanScore: t.score.mean, halfWidth: t.score.halfWidth } : {}),
+    ...(t.cost ? { meanCostUsd: t.cost.mean } : {}),
+    feasible: t.feasible,
+  };
 }
 
 /** The `trialProgress` query's answer: samples done and the interval so far. */

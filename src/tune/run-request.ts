@@ -7,7 +7,7 @@ import type { StudyRequest } from './request';
  * workflow builds its children's requests with it, and `checkStudy` checks the baseline's with it.
  */
 export function runRequestFor(
-  study: Pick<StudyRequest, 'task' | 'llm' | 'replayCache' | 'seed' | 'labels' | 'size' | 'source'>,
+  study: Pick<StudyRequest, 'task' | 'llm' | 'budget' | 'replayCache' | 'seed' | 'labels' | 'size' | 'source'>,
   o: { sample: { id: string; problem: unknown }; goo: GoO; labels?: Record<string, string | number> },
 ): RunRequestInput {
   return {
@@ -16,6 +16,7 @@ export function runRequestFor(
     goo: o.goo,
     // Every trial asks a sample's questions with the same seed: configurations meet the same draws, and shared calls replay from the cache.
     llm: { ...study.llm, ...(study.replayCache ? { cache: true, cacheCosts: 'recorded' as const } : {}) },
+    ...(study.budget ? { budget: study.budget } : {}),
     seed: study.seed,
     labels: {
       ...study.labels,

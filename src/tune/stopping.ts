@@ -27,8 +27,12 @@ export interface StopRule {
   absHalfWidth: number;
 }
 
-/** The defaults: a 95% t-interval narrower than ±10% of the mean, after at least 3 samples, 3 at a time. */
-export const DEFAULT_STOP_RULE: StopRule = { minSamples: 3, batch: 3, confidence: 0.95, relHalfWidth: 0.1, absHalfWidth: 0 };
+/**
+ * The defaults: a 95% t-interval narrower than ±10% of the mean, after at least 5 samples, 5 at a
+ * time. Five, not fewer: identical scores (a scheme that solves every sample so far) give an
+ * interval of zero width, and three zeros say too little about how often a configuration errs.
+ */
+export const DEFAULT_STOP_RULE: StopRule = { minSamples: 5, batch: 5, confidence: 0.95, relHalfWidth: 0.1, absHalfWidth: 0 };
 
 /** Why a trial stopped evaluating samples. */
 export type StopReason = 'narrow' | 'infeasible' | 'budget';

@@ -2,7 +2,15 @@ import { ApplicationFailure, executeChild, isCancellation, proxyLocalActivities,
 import type { CheckedStudy, TuneActivities } from '../../activities/tune';
 import { FAILURE } from '../../src/run/wire';
 import type { StudyRequest, StudyRequestInput } from '../../src/tune/request';
-import { bestTrial, isCompleted, paretoFront, type StudyProgress, type StudyResult, type TrialResult } from '../../src/tune/results';
+import {
+  bestTrial,
+  briefOf,
+  isCompleted,
+  paretoFront,
+  type StudyProgress,
+  type StudyResult,
+  type TrialResult,
+} from '../../src/tune/results';
 import { defaultSamplerOptions, suggest, type TrialOutcome } from '../../src/tune/sampler';
 import { type Config, defaultsOf } from '../../src/tune/space';
 import { rootCause } from '../failures';
@@ -135,6 +143,7 @@ function progressOf(
       : {}),
     costUsd: sum(trials.map((t) => t.costUsd)),
     paidUsd: sum(trials.map((t) => t.paidUsd)),
+    done: trials.map(briefOf),
   };
 }
 
