@@ -92,7 +92,8 @@ describe('tunable schemes', () => {
 
   it('an empty configuration and the defaults build byte for byte the GoO each scheme built before', () => {
     let checked = 0;
-    for (const task of Object.values(TASKS))
+    const existedBefore = Object.values(TASKS).filter((t) => Object.keys(BEFORE_TUNABLES).some((k) => k.startsWith(`${t.id}/`)));
+    for (const task of existedBefore)
       for (const size of sizesOf(task.id)) {
         const problem = task.generateProblem(size, 0);
         for (const [name, scheme] of Object.entries(task.schemes)) {
