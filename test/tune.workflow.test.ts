@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryStudyProgress, startStudy, studyResultOf } from '../src/client/studies';
 import type { RunResult } from '../src/run/request';
@@ -8,6 +9,7 @@ import { sortingTask } from '../src/tasks/sorting';
 import type { StudyRequestInput } from '../src/tune/request';
 import { bestTrial, paretoFront, type StudyProgress, type StudyResult } from '../src/tune/results';
 import { defaultsOf } from '../src/tune/space';
+import { configText } from '../src/tune/table';
 import { type Harness, startHarness } from './support/harness';
 
 let h: Harness;
@@ -93,6 +95,23 @@ describe('a study', () => {
     const trial = await h.client.workflow.getHandle(`${workflowId}-t1`).describe();
     expect(trial.type).toBe('tuneTrial');
     expect(trial.typedSearchAttributes.get(SA.status)).toBe('completed');
+
+    // The study's page: progress and the trials table as its current details; each trial's summary names its configuration.
+    const details = (await h.client.workflow.getHandle(workflowId).query<{ currentDetails: string }>('__temporal_workflow_metadata'))
+      .currentDetails;
+    expect(details).toMatch(/^\*\*3 of 3 trials done\*\* · \d feasible · \$[\d.]+ recorded, \$[\d.]+ paid/);
+    expect(details).toMatch(
+      /\| 0 \(baseline\) \| sortBranches=5 mergeBranches=10 mergeImproveBranches=5 improveBranches=10 improveRounds=1 \|/,
+    );
+    expect(details.split('\n').filter((l) => /^\| \d/.test(l))).toHaveLength(3);
+    const summaries = (await h.client.workflow.getHandle(workflowId).fetchHistory()).events!.flatMap((e) =>
+      e.startChildWorkflowExecutionInitiatedEventAttributes && e.userMetadata?.summary
+        ? [defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary as Payload)]
+        : [],
+    );
+    expect(summaries).toEqual(
+      result.trials.map((t) => `trial ${t.index}${t.baseline ? ' (baseline)' : ''}: ${configText(result, t.config)}`),
+    );
   });
 
   it('repeated, replays every answer from the response cache and reports the same costs', async () => {
