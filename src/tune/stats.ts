@@ -3,9 +3,14 @@
  * intervals. Pure (no I/O, no clock, no randomness): the trial workflow decides with them.
  */
 
+/** The sum of the values (0 for none). */
+export function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
 /** The arithmetic mean (NaN for no values). */
 export function mean(values: readonly number[]): number {
-  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
+  return values.length ? sum(values) / values.length : Number.NaN;
 }
 
 /** The sample standard deviation (n − 1 in the denominator); 0 for fewer than two values. */

@@ -1,4 +1,4 @@
-import { ApplicationFailure, executeChild, isCancellation, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { executeChild, isCancellation, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CheckedStudy, TuneActivities } from '../../activities/tune';
 import { FAILURE } from '../../src/run/wire';
 import type { StudyRequest, StudyRequestInput } from '../../src/tune/request';
@@ -13,7 +13,8 @@ import {
 } from '../../src/tune/results';
 import { defaultSamplerOptions, suggest, type TrialOutcome } from '../../src/tune/sampler';
 import { type Config, defaultsOf } from '../../src/tune/space';
-import { rootCause } from '../failures';
+import { sum } from '../../src/tune/stats';
+import { asRunFailure, rootCause } from '../failures';
 import { studyProgressQuery } from './definitions';
 import type { TrialInput, tuneTrial } from './trial';
 import { describeConfig, markTuneFinished, markTuneSpent, markTuneStarted, showStudyProgress } from './web-ui';
@@ -73,7 +74,7 @@ export async function tuneStudy(input: StudyRequestInput): Promise<StudyResult> 
     };
   } catch (error) {
     markTuneFinished(isCancellation(error) ? 'cancelled' : 'failed');
-    throw asStudyFailure(error);
+    throw asRunFailure(error); // a study the worker refused fails as a ValidationError naming the fields
   }
 }
 
@@ -146,13 +147,3 @@ function progressOf(
     done: trials.map(briefOf),
   };
 }
-
-/** A study the worker refused fails as a ValidationError naming the fields. */
-function asStudyFailure(error: unknown): unknown {
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === FAILURE.validation)
-    return ApplicationFailure.nonRetryable(cause.message, FAILURE.validation, ...((cause.details as unknown[]) ?? []));
-  return error;
-}
-
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);

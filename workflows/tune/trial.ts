@@ -1,5 +1,6 @@
 import { executeChild, isCancellation, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { TuneActivities } from '../../activities/tune';
+import { runOutcome } from '../../src/run/outcome';
 import type { RunResult } from '../../src/run/request';
 import { FAILURE, WORKFLOW_TYPE } from '../../src/run/wire';
 import type { GooSource } from '../../src/tune/configure';
@@ -7,7 +8,7 @@ import type { StudyRequest } from '../../src/tune/request';
 import { type SampleOutcome, type TrialResult, withinCost } from '../../src/tune/results';
 import { runRequestFor } from '../../src/tune/run-request';
 import type { Config } from '../../src/tune/space';
-import { tInterval } from '../../src/tune/stats';
+import { mean, sum, tInterval } from '../../src/tune/stats';
 import { nextBatchSize, type StopDecision, stopDecision } from '../../src/tune/stopping';
 import { rootCause } from '../failures';
 import type { graphOfThoughts } from '../got';
@@ -149,13 +150,13 @@ type TrialGoO = Parameters<typeof runRequestFor>[1]['goo'];
 /** A run's result as a sample of the trial: a run without a valid scored answer counts as an unreadable answer, as in evaluations. */
 function sampleOutcomeOf(result: RunResult, sample: string, workflowId: string, noAnswerScore: number): SampleOutcome {
   const { totals, calls } = result.grs;
-  const noAnswer = result.status === 'noAnswer' || result.best?.score === undefined;
+  const { status, score, solved } = runOutcome(result, noAnswerScore);
   return {
     sample,
     workflowId,
-    status: noAnswer ? 'noAnswer' : 'completed',
-    score: noAnswer ? noAnswerScore : result.best!.score!,
-    solved: noAnswer ? false : (result.best!.solved ?? null),
+    status,
+    score,
+    solved,
     costUsd: totals.costUsd,
     llmCalls: totals.llmCalls,
     cachedCalls: calls.filter((c) => c.cached).length,
@@ -203,6 +204,3 @@ function trialResultOf(
     ...(failed ? { error: `sample ${end.failed.sample} (${end.failed.workflowId}) failed: ${end.failed.error}` } : {}),
   };
 }
-
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-const mean = (xs: number[]) => sum(xs) / xs.length;

@@ -208,7 +208,8 @@ function gooFromFile(path: string): RunRequestInput['goo'] {
   return (tunable ? applyConfig(readTunableGoO(document)) : document) as RunRequestInput['goo'];
 }
 
-function readJsonFile(path: string, option: string): unknown {
+/** A JSON file an option names; a file that cannot be read is bad input naming the option. */
+export function readJsonFile(path: string, option: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ValidationError } from '../../goo/validate';
 import { payloadRouteFromEnv } from '../../store/route';
 import { getTask, UnknownTaskError } from '../../tasks/registry';
@@ -11,7 +10,8 @@ import { checkStudy, type StudyRequestInput } from '../../tune/request';
 import { briefOf, type StudyResult, type TrialBrief } from '../../tune/results';
 import { DEFAULT_STOP_RULE } from '../../tune/stopping';
 import { configText, outcomeText, trialsTable } from '../../tune/table';
-import { type RunOptions, requestFromOptions } from './run';
+import { outputFolderId } from '../../util/output-folder';
+import { type RunOptions, readJsonFile, requestFromOptions } from './run';
 
 /** `got tune`'s options: the study's, and the execution options every command that runs workflows has. */
 export interface TuneOptions
@@ -51,7 +51,7 @@ export function studyRequestFromOptions(o: TuneOptions): { request: StudyRequest
     throw new ValidationError('options', [
       { path: '--scheme', message: 'name the scheme to tune (or --goo a GoO file with a tunable section)' },
     ]);
-  const source: GooSource = o.goo ? { tunableGoo: readJson(o.goo) } : { scheme: o.scheme! };
+  const source: GooSource = o.goo ? { tunableGoo: readJsonFile(o.goo, '--goo') as Record<string, unknown> } : { scheme: o.scheme! };
   const size = o.size ?? task.sizes[Math.floor(task.sizes.length / 2)]!;
   const samples = samplesOf(task, o, size);
   // The runs' LLM settings and budget exactly as `got run` makes them from the same options.
@@ -118,7 +118,7 @@ export async function tuneCommand(o: TuneOptions, log: (line: string) => void = 
   }
   const out = resolve(o.out);
   mkdirSync(out, { recursive: true });
-  const workflowId = studyId(out);
+  const workflowId = outputFolderId(out, 'study.json', 'tune-');
   const [{ startRuntimeFor, exitOnInterrupt, taskQueueOf }, studies, { resultUnlessStuck }, { webUiLink }, { writeStudyFiles }] =
     await Promise.all([
       import('../runtime'),
@@ -179,21 +179,4 @@ function settingsText(request: StudyRequestInput, workflowId: string): string {
     `A trial stops once its score's ${(stop.confidence * 100).toFixed(0)}% t-interval is within ±${(stop.relHalfWidth * 100).toFixed(0)}% of the mean (or ±${stop.absHalfWidth}), after at least ${stop.minSamples} samples, or once its cost is clearly over the limit.`,
     request.maxCostPerSample !== undefined ? `Feasible: mean cost per sample at most $${request.maxCostPerSample}.` : 'No cost limit.',
   ].join(' ');
-}
-
-/** The study's identity, kept in its output folder: rerunning into the folder joins the same study. */
-function studyId(out: string): string {
-  const file = join(out, 'study.json');
-  if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { id: string }).id;
-  const id = `tune-${basename(out)}-${randomUUID().slice(0, 8)}`;
-  writeFileSync(file, `${JSON.stringify({ id, createdAt: new Date().toISOString() }, null, 2)}\n`);
-  return id;
-}
-
-function readJson(path: string): Record<string, unknown> {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch (e) {
-    throw new ValidationError('options', [{ path: '--goo', message: `cannot read ${path} as JSON: ${(e as Error).message}` }]);
-  }
 }
