@@ -1,6 +1,6 @@
 import { executeChild, isCancellation, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CheckedStudy, TuneActivities } from '../../activities/tune';
-import { FAILURE } from '../../src/run/wire';
+import { FAILURE, TRIAL_WORKFLOW_TYPE } from '../../src/run/wire';
 import type { StudyRequest, StudyRequestInput } from '../../src/tune/request';
 import {
   bestTrial,
@@ -59,6 +59,7 @@ export async function tuneStudy(input: StudyRequestInput): Promise<StudyResult> 
       showStudyProgress(p, trials);
     }
     markTuneFinished('completed');
+    const best = bestTrial(trials, study.higherIsBetter);
     return {
       task: study.task,
       scheme: study.scheme,
@@ -67,7 +68,7 @@ export async function tuneStudy(input: StudyRequestInput): Promise<StudyResult> 
       higherIsBetter: study.higherIsBetter,
       ...(request.maxCostPerSample !== undefined ? { maxCostPerSample: request.maxCostPerSample } : {}),
       trials,
-      ...(bestOf(trials, study.higherIsBetter) !== undefined ? { best: bestOf(trials, study.higherIsBetter)! } : {}),
+      ...(best !== undefined ? { best } : {}),
       pareto: paretoFront(trials, study.higherIsBetter),
       costUsd: sum(trials.map((t) => t.costUsd)),
       paidUsd: sum(trials.map((t) => t.paidUsd)),
@@ -82,7 +83,7 @@ export async function tuneStudy(input: StudyRequestInput): Promise<StudyResult> 
 async function runTrial(input: TrialInput): Promise<TrialResult> {
   const workflowId = `${workflowInfo().workflowId}-t${input.index}`;
   try {
-    return await executeChild<typeof tuneTrial>('tuneTrial', {
+    return await executeChild<typeof tuneTrial>(TRIAL_WORKFLOW_TYPE, {
       workflowId,
       args: [input],
       staticSummary: `trial ${input.index}${input.baseline ? ' (baseline)' : ''}: ${describeConfig(input.config)}`,
@@ -123,8 +124,6 @@ const outcomeOf =
     feasible: t.feasible,
     costExcess: isCompleted(t) && request.maxCostPerSample !== undefined ? Math.max(0, t.cost.mean - request.maxCostPerSample) : 0,
   });
-
-const bestOf = (trials: TrialResult[], higherIsBetter: boolean) => bestTrial(trials, higherIsBetter);
 
 function progressOf(
   study: CheckedStudy | undefined,
