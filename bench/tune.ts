@@ -128,9 +128,10 @@ The second study's (figure: [docs/tuning/pareto-paper-cost.png](docs/tuning/pare
 
 ${trialsTable(strict.result)}
 
-Durability (\`test/tune.crash.test.ts\`, a real dev server, sorting-32, 3 trials of up to 4 samples at 250 ms per call): the
+Durability (\`test/tune.crash.test.ts\`, real dev servers, sorting-32, 3 trials of up to 4 samples at 250 ms per call): the
 worker process SIGKILLed with one trial done and 4 calls in flight; a new worker finished the study with the uninterrupted
 study's configurations, scores and costs, and the LLM received 36 requests against the uninterrupted 32: the 4 in flight,
-nothing finished paid twice.
+nothing finished paid twice. With the server SIGKILLed instead (one trial done, 2 calls in flight) and restarted on its
+SQLite file, the worker reconnected by itself and the study ended the same, with 32 requests: the calls in flight completed.
 `;
 }

@@ -1,8 +1,9 @@
 /**
- * A study survives its worker: the worker process is SIGKILLed in the middle of a trial, while LLM
- * calls are in flight, and a new worker finishes the study with exactly the result of an
- * uninterrupted study, asking the LLM again only for calls that had not finished (each retried
- * attempt is one the kill interrupted), and running no sample twice.
+ * A study survives its worker and its server: the worker process, then (in a second study) the
+ * Temporal server itself is SIGKILLed in the middle of a trial, while LLM calls are in flight, and
+ * the study finishes with exactly the result of an uninterrupted study, asking the LLM again only for
+ * calls that had not finished (each retried attempt is one the kill interrupted), and running no
+ * sample twice.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,9 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { queryStudyProgress, startStudy, studyResultOf } from '../src/client/studies';
+import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
+import { freePort, isAlive } from '../src/devserver/process';
+import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import type { RunResult } from '../src/run/request';
 import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
 import { sortingTask } from '../src/tasks/sorting';
@@ -20,27 +24,34 @@ import type { StudyResult } from '../src/tune/results';
 import { startWorkerProcess, type WorkerProcess, waitFor } from './support/processes';
 
 let tmp: string;
+let binary: string;
 let llm: SimulatedLlm;
+const servers: DevServerHandle[] = [];
+/** The uninterrupted study both crash studies must match, and what the LLM received for it. */
+let reference!: StudyResult;
+let referenceRequests!: number;
 let connection: Connection;
 let client: Client;
 const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'got-tune-crash-'));
+  binary = await ensureTemporalCli();
   llm = await startSimulatedLlm({ latencyMs: 250 });
   connection = await Connection.connect({ address: inject('temporalAddress') });
   client = new Client({ connection });
 });
 afterAll(async () => {
   await Promise.allSettled(workers.map((w) => w.kill()));
+  await Promise.allSettled(servers.map((x) => x.stop()));
   await connection?.close();
   await llm?.close();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-async function worker(taskQueue: string, cacheDir: string): Promise<WorkerProcess> {
+async function worker(taskQueue: string, cacheDir: string, address = inject('temporalAddress')): Promise<WorkerProcess> {
   const w = await startWorkerProcess({
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_ADDRESS: address,
     GOT_TASK_QUEUE: taskQueue,
     OPENAI_BASE_URL: llm.baseURL,
     GOT_CACHE_DIR: cacheDir,
@@ -63,7 +74,21 @@ const request = (): StudyRequestInput => ({
 });
 
 const runsOf = (result: StudyResult) => result.trials.flatMap((t) => t.samples.map((s) => s.workflowId));
-const runResult = (id: string) => client.workflow.getHandle(id).result() as Promise<RunResult>;
+
+/**
+ * Every sample ran once (one execution per run id) and each run's calls completed once (Temporal
+ * records a result once); the LLM was asked again only for attempts the kill interrupted.
+ */
+async function expectNothingFinishedPaidTwice(c: Client, result: StudyResult, crashRequests: number) {
+  const ids = runsOf(result);
+  expect(new Set(ids).size).toBe(ids.length);
+  const runs = await Promise.all(ids.map((id) => c.workflow.getHandle(id).result() as Promise<RunResult>));
+  const retried = runs.flatMap((r) => r.grs.calls.filter((call) => call.attempt > 1));
+  const extraAttempts = retried.reduce((a, call) => a + call.attempt - 1, 0);
+  expect(crashRequests).toBeGreaterThanOrEqual(referenceRequests);
+  expect(crashRequests).toBeLessThanOrEqual(referenceRequests + extraAttempts);
+  return { retried, extraAttempts };
+}
 /** What must not depend on the crash: each trial's configuration, samples, scores and recorded costs. */
 const essence = (r: StudyResult) =>
   r.trials.map((t) => ({
@@ -79,10 +104,8 @@ describe('a study whose worker is killed mid-trial', () => {
     const refQueue = `tune-ref-${randomUUID()}`;
     const refWorker = await worker(refQueue, join(tmp, 'cache-ref'));
     llm.resetStats();
-    const reference = await studyResultOf(
-      await startStudy(client, request(), { taskQueue: refQueue, workflowId: `tune-ref-${randomUUID()}` }),
-    );
-    const referenceRequests = llm.stats().requests;
+    reference = await studyResultOf(await startStudy(client, request(), { taskQueue: refQueue, workflowId: `tune-ref-${randomUUID()}` }));
+    referenceRequests = llm.stats().requests;
     await refWorker.kill();
 
     const queue = `tune-crash-${randomUUID()}`;
@@ -118,20 +141,73 @@ describe('a study whose worker is killed mid-trial', () => {
     expect(essence(result)).toEqual(essence(reference));
     expect(result.costUsd).toBeCloseTo(reference.costUsd, 12);
 
-    // Every sample ran once: one execution per run id, each run's calls completed once (Temporal records a result once).
-    const ids = runsOf(result);
-    expect(new Set(ids).size).toBe(ids.length);
-    const runs = await Promise.all(ids.map(runResult));
-    const retried = runs.flatMap((r) => r.grs.calls.filter((c) => c.attempt > 1));
-    const extraAttempts = retried.reduce((a, c) => a + c.attempt - 1, 0);
-    // The kill interrupted calls, and only those were asked again: no finished call was paid twice.
-    expect(retried.length).toBeGreaterThanOrEqual(1);
-    expect(crashRequests).toBeGreaterThanOrEqual(referenceRequests);
-    expect(crashRequests).toBeLessThanOrEqual(referenceRequests + extraAttempts);
+    const { retried, extraAttempts } = await expectNothingFinishedPaidTwice(client, result, crashRequests);
 
+    // The kill interrupted calls, which were asked again.
+    expect(retried.length).toBeGreaterThanOrEqual(1);
     console.log(
       `[tune crash] reference ${referenceRequests} requests; killed after ${atKill.trialsDone} of 3 trials with ${atKill.inFlight} calls in flight; ` +
         `crash study ${crashRequests} requests, ${retried.length} calls retried (${extraAttempts} extra attempts); test ${((Date.now() - started) / 1000).toFixed(1)}s`,
     );
+  }, 300_000);
+
+  it('the server SIGKILLed mid-trial and restarted on the same SQLite file: the study finishes as if nothing happened', async () => {
+    const started = Date.now();
+    const port = await freePort();
+    const dbFile = join(tmp, 'server-crash.sqlite');
+    const server = await startDevServer({ binary, port, ui: false, dbFile });
+    servers.push(server);
+    const own = await Connection.connect({ address: server.address });
+    const ownClient = new Client({ connection: own });
+    const queue = `tune-server-crash-${randomUUID()}`;
+    const w = await worker(queue, join(tmp, 'cache-server-crash'), server.address);
+    llm.resetStats();
+    const handle = await startStudy(ownClient, request(), { taskQueue: queue, workflowId: `tune-server-crash-${randomUUID()}` });
+    const atKill = await waitFor(
+      'a trial under way with LLM calls in flight',
+      async () => {
+        const p = await queryStudyProgress(handle).catch(() => undefined);
+        if (p && p.trialsDone >= p.trialsPlanned) throw new Error('the study finished before the server could be killed');
+        if (!p || p.trialsDone < 1 || !p.running || llm.stats().inFlight < 1) return undefined;
+        process.kill(server.pid, 'SIGKILL');
+        return { trialsDone: p.trialsDone, inFlight: llm.stats().inFlight };
+      },
+      { timeoutMs: 120_000, intervalMs: 20 },
+    );
+    await waitFor('the server process to die', () => !isAlive(server.pid), { timeoutMs: 10_000 });
+    await server.stop(); // only detaches its exit hook: the process is gone
+    servers.splice(servers.indexOf(server), 1);
+    await own.close().catch(() => undefined);
+
+    // Same port, same database; the worker process is left alone and reconnects by itself.
+    const restarted = await waitFor(
+      'the server to restart',
+      () => startDevServer({ binary, port, ui: false, dbFile }).catch(() => undefined),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      },
+    );
+    servers.push(restarted);
+    const again = await Connection.connect({ address: restarted.address });
+    const againClient = new Client({ connection: again });
+    try {
+      const result = await Promise.race([
+        studyResultOf(againClient.workflow.getHandle(handle.workflowId)),
+        w.exit.then(() => {
+          throw new Error(`the worker exited:\n${w.output()}`);
+        }),
+      ]);
+      const crashRequests = llm.stats().requests;
+      expect(w.exited()).toBe(false);
+      expect(essence(result)).toEqual(essence(reference));
+      const { retried, extraAttempts } = await expectNothingFinishedPaidTwice(againClient, result, crashRequests);
+      console.log(
+        `[tune crash] server SIGKILL after ${atKill.trialsDone} of 3 trials with ${atKill.inFlight} calls in flight; ` +
+          `${crashRequests} requests against ${referenceRequests}, ${retried.length} calls retried (${extraAttempts} extra attempts); test ${((Date.now() - started) / 1000).toFixed(1)}s`,
+      );
+    } finally {
+      await again.close();
+    }
   }, 300_000);
 });
