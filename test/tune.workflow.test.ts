@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatStatus, statusOf } from '../src/cli/commands/status';
 import { queryStudyProgress, startStudy, studyResultOf } from '../src/client/studies';
 import type { RunResult } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES as SA } from '../src/run/search-attributes';
@@ -48,6 +49,10 @@ describe('a study', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(seen).toMatchObject({ trialsPlanned: 3, running: { index: expect.any(Number) } });
+    // `got status` on a running study reads the study's own progress.
+    const status = await statusOf(h.client, workflowId, { uiUrl: 'http://ui' });
+    expect(status.status === 'completed' || status.studyProgress?.trialsPlanned === 3).toBe(true);
+    if (status.studyProgress) expect(formatStatus(status)).toMatch(/progress {4}\d\/3 trials · \d feasible/);
     result = await studyResultOf(handle);
 
     expect(result.trials.map((t) => t.index)).toEqual([0, 1, 2]);
