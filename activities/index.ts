@@ -83,11 +83,12 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
     try {
       const hit = key ? await cache!.get(key) : undefined;
       if (hit) {
-        const free = { promptTokens: 0, completionTokens: 0 };
+        // `recorded`: the answer is replayed, its cost reported as if paid again (the usage stored with it, at this run's prices).
+        const usage = step.llm.cacheCosts === 'recorded' ? hit.usage : { promptTokens: 0, completionTokens: 0 };
         return {
-          completion: { ...hit, usage: free },
-          usage: free,
-          costUsd: 0,
+          completion: { ...hit, usage },
+          usage,
+          costUsd: step.llm.cacheCosts === 'recorded' ? costOf(usage, step.llm.pricing) : 0,
           model: hit.model,
           latencyMs: Date.now() - started,
           startedAt: started,

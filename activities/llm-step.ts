@@ -50,7 +50,7 @@ export interface CallReport {
   /** Worker clock (ms since epoch) around the successful call: recorded in history, so replay-stable. */
   startedAt: number;
   finishedAt: number;
-  /** Served from the response cache (usage and cost 0). */
+  /** Served from the response cache (usage and cost 0, or as recorded with `llm.cacheCosts: 'recorded'`). */
   cached?: boolean;
   /** The activity attempt that produced this result (1 unless faults were retried). */
   attempt: number;

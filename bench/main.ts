@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { cpuCheckMs } from './calibration';
 import { type FootprintRow, measureFootprint } from './footprint';
 import { LONG_MERGES, type LongMergeRow, measureLongMerges } from './long-merge';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
+import { replaceSection } from './sections';
 import { measureStartup, type StartupRow } from './startup';
 import { measureStepCost } from './step-cost';
 import type { StepFloorRow } from './step-floor';
@@ -78,19 +79,6 @@ store, the 8-document merge had made a 10.7 MB history that could not be sent an
 
 ${table(rows)}
 `;
-}
-
-/** Replaces one section of BENCHMARKS.md (or adds it), leaving the others as they are. */
-function replaceSection(title: string, section: string): void {
-  const path = new URL('../BENCHMARKS.md', import.meta.url);
-  const current = readFileSync(path, 'utf8');
-  const at = current.indexOf(`## ${title}`);
-  const next = at < 0 ? -1 : current.indexOf('\n## ', at + 1);
-  writeFileSync(
-    path,
-    at < 0 ? `${current.trimEnd()}\n\n${section}` : `${current.slice(0, at)}${section}${next < 0 ? '' : current.slice(next)}`,
-  );
-  console.log(section);
 }
 
 /** The floor stage runs in a process of its own: it installs the SDK runtime with a metrics endpoint. */

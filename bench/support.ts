@@ -86,7 +86,7 @@ export interface BenchEnv {
   llm: RemoteLlm;
   server: DevServerHandle;
   /** Starts a worker on a fresh task queue; stop it with the returned function. */
-  worker(o?: { maxConcurrentActivities?: number }): Promise<BenchWorker>;
+  worker(o?: { maxConcurrentActivities?: number; cacheDir?: string }): Promise<BenchWorker>;
   /** A worker in a process of its own (`npm run worker`), as a deployment runs them: scale-out on one machine. */
   workerProcess(taskQueue: string): Promise<WorkerProcess>;
   close(): Promise<void>;
@@ -115,6 +115,7 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}, dataConverte
         workflowBundle: bundle,
         ...(dataConverter ? { dataConverter } : {}),
         ...(o.maxConcurrentActivities ? { maxConcurrentActivities: o.maxConcurrentActivities } : {}),
+        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       });
       const running = worker.run();
       return {

@@ -7,6 +7,7 @@ export { createActivities, type GotActivities } from '../activities';
 export { bundleGotWorkflows, createGotWorker, type GotWorkerOptions, WORKFLOWS_PATH } from '../worker/create';
 export { type RunHealth, RunStuckError, resultUnlessStuck, runHealth, type StuckRun } from './client/health';
 export { queryGrs, queryProgress, resultOf, type StartOptions, startRun, webUiLink, workflowIdFor } from './client/runs';
+export { queryStudyProgress, startStudy, studyResultOf } from './client/studies';
 export { GooBuilder, type Ref } from './goo/builder';
 export { DEFAULT_LIMITS, GoO, type GoOInput, Operation, type OperationType } from './goo/schema';
 export { type AnalyzedGoO, type Issue, ValidationError, validateGoO } from './goo/validate';
@@ -21,7 +22,20 @@ export { checkRun } from './run/check';
 export { CONTRACT_VERSION, contractFiles } from './run/contract';
 export { Budget, HumanScores, LlmSettings, PendingHumanScore, Progress, RunRequest, type RunRequestInput, RunResult } from './run/request';
 export { GOT_SEARCH_ATTRIBUTES } from './run/search-attributes';
-export { DEFAULT_TASK_QUEUE, FAILURE, QUERY, UPDATE, WORKFLOW_TYPE } from './run/wire';
+export {
+  DEFAULT_TASK_QUEUE,
+  FAILURE,
+  QUERY,
+  STUDY_QUERY,
+  STUDY_WORKFLOW_TYPE,
+  TRIAL_WORKFLOW_TYPE,
+  UPDATE,
+  WORKFLOW_TYPE,
+} from './run/wire';
 export { type SimLlmOptions, type SimulatedLlm, startSimulatedLlm } from './simllm/server';
 export { getTask, TASKS } from './tasks/registry';
 export type { AnyTask, ChatMessage, LlmScorer, ParsedThought, Part, PromptRequest, Sample, SchemeOptions, Split, Task } from './tasks/task';
+export { type GooSource, gooFor, spaceOf } from './tune/configure';
+export { checkStudy, type PreparedStudy, StudyRequest, type StudyRequestInput } from './tune/request';
+export type { SampleOutcome, StudyProgress, StudyResult, TrialProgress, TrialResult } from './tune/results';
+export type { Config, ParamSpec, SearchSpace } from './tune/space';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createTuneActivities } from '../activities/tune';
 import { payloadStoreOf } from '../src/codec/data-converter';
 import { FileResponseCache } from '../src/llm/cache';
 import { LlmClient, type LlmEndpoint } from '../src/llm/client';
@@ -41,20 +42,25 @@ export async function bundleGotWorkflows(): Promise<WorkflowBundleWithSourceMap>
   return codePath ? { code: await readFile(codePath, 'utf8'), sourceMap: 'inline' } : bundleWorkflowsFromSource();
 }
 
-/** The composition root of a worker: the Controller workflow plus the activities wired to one LLM endpoint. */
+/** The composition root of a worker: the Controller and study workflows plus the activities wired to one LLM endpoint. */
 export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
+  // The store the data converter keeps large payloads in also holds large problems, read by reference.
+  const store = payloadStoreOf(o.dataConverter);
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace ?? 'default',
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : workflowCodeOption()),
-    activities: createActivities({
-      // Failure messages stay plain under encryption: then they quote nothing an endpoint sent back.
-      llm: new LlmClient(o.llm, o.rateLimits, { quoteBodies: !o.dataConverter?.payloadCodecs?.length }),
-      cache: new FileResponseCache(o.cacheDir ?? defaultCacheDir()),
-      // The store the data converter keeps large payloads in also holds large problems, read by reference.
-      store: payloadStoreOf(o.dataConverter),
-    }),
+    activities: {
+      ...createActivities({
+        // Failure messages stay plain under encryption: then they quote nothing an endpoint sent back.
+        llm: new LlmClient(o.llm, o.rateLimits, { quoteBodies: !o.dataConverter?.payloadCodecs?.length }),
+        cache: new FileResponseCache(o.cacheDir ?? defaultCacheDir()),
+        store,
+      }),
+      // Studies (`got tune`) run on the same workers: their trials' runs are ordinary Controller runs.
+      ...createTuneActivities({ store }),
+    },
     // A cluster-wide request rate for this task queue, enforced by the server across all workers.
     ...(o.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: o.taskQueueActivitiesPerSecond } : {}),
     ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),

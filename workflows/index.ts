@@ -2,3 +2,6 @@
 
 export { grsQuery, pendingHumanScoresQuery, progressQuery, scoreThoughtsUpdate } from './definitions';
 export { graphOfThoughts } from './got';
+export { studyProgressQuery, trialProgressQuery } from './tune/definitions';
+export { tuneStudy } from './tune/study';
+export { tuneTrial } from './tune/trial';

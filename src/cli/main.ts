@@ -3,12 +3,14 @@ import type { EvalOptions } from '../eval/run-eval';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_PRICING, DEFAULT_STUCK_AFTER, DEFAULT_TASK_QUEUE } from '../run/wire';
 import { TASKS } from '../tasks/registry';
+import { DEFAULT_STOP_RULE } from '../tune/stopping';
 import type { DoctorOptions } from './commands/doctor';
 import type { InspectOptions } from './commands/inspect';
 import { INSPECT_FORMATS } from './commands/inspect-formats';
 import { addLocalLlmCommand } from './commands/local-llm';
 import type { RunOptions } from './commands/run';
 import type { StatusOptions } from './commands/status';
+import type { TuneOptions } from './commands/tune';
 import type { CliConfig } from './config';
 import { configPath, OPTION_ENV } from './config-path';
 import { defaultLlmSource, LLM_SOURCES } from './llm-source';
@@ -237,6 +239,45 @@ addExecutionOptions(
   log(`\n${outcome.ran} runs now, ${outcome.reused} reused from earlier.\nTable: ${outcome.files.csv}\nFigure: ${outcome.files.png}`);
   if (outcome.stuck.length) process.exitCode = EXIT.stuck;
   else if (outcome.rows.some((r) => r.status === 'failed')) process.exitCode = EXIT.runFailed;
+});
+
+addExecutionOptions(
+  program
+    .command('tune')
+    .description(
+      "tune a scheme's parameters as a durable study: trials of configurations, each run on the samples until its score is known well enough; writes trials.csv/json, summary.md, the Pareto figure (SVG, PNG) and the best feasible configuration as a GoO",
+    )
+    .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
+    .option('--scheme <scheme>', 'the scheme to tune (e.g. got, tot)')
+    .option('--goo <json>', 'a GoO file with a "tunable" section to tune instead of a scheme (docs/tuning.md)')
+    .option('--size <n>', 'problem size (sorting: 32, 64 or 128)', int('--size'))
+    .option('--samples <n>', 'samples per trial at most (the stopping rule may use fewer)', int('--samples'), 10)
+    .option('--dataset <csv>', 'take the samples from the first rows of this dataset (default: generated problems, seeds 0..n-1)')
+    .option('--trials <n>', "configurations to evaluate (the first is the paper's, unless --no-baseline)", int('--trials'), 20)
+    .option('--max-cost-per-sample <usd>', 'a trial whose mean cost per sample is above this is infeasible', num('--max-cost-per-sample'))
+    .option('--min-samples <n>', `samples before a trial may stop (default ${DEFAULT_STOP_RULE.minSamples})`, int('--min-samples'))
+    .option('--batch <n>', `samples started together after the first (default ${DEFAULT_STOP_RULE.batch})`, int('--batch'))
+    .option('--confidence <p>', `the score interval's confidence (default ${DEFAULT_STOP_RULE.confidence})`, num('--confidence'))
+    .option(
+      '--ci-rel <fraction>',
+      `a trial stops once its score's interval is within ± this fraction of the mean (default ${DEFAULT_STOP_RULE.relHalfWidth})`,
+      num('--ci-rel'),
+    )
+    .option('--ci-abs <score>', `...or within ± this many score units (default ${DEFAULT_STOP_RULE.absHalfWidth})`, num('--ci-abs'))
+    .option('--no-baseline', "do not evaluate the paper's configuration first")
+    .option('--no-replay-cache', 'pay for every call instead of replaying answers from the response cache at their recorded cost')
+    .option('--out <dir>', 'output folder; rerunning with the same folder joins the same study', 'out/tune')
+    .option('--dry-run', 'check everything and print the study request as JSON, without starting anything', false)
+    .option('--json', 'print the study result as JSON', false),
+  0,
+).action(async (o: TuneOptions) => {
+  const { tuneCommand } = await import('./commands/tune');
+  const outcome = await tuneCommand(o);
+  if (outcome)
+    log(
+      `\nTable: ${outcome.files.csv}\nFigure: ${outcome.files.png}${outcome.result.best !== undefined ? `\nBest configuration as a GoO: ${outcome.files.bestGoo} (got run --goo ${outcome.files.bestGoo})` : ''}`,
+    );
+  if (outcome && outcome.result.best === undefined) process.exitCode = EXIT.noAnswer;
 });
 
 program

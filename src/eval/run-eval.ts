@@ -1,16 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { type RunOptions, requestFromOptions } from '../cli/commands/run';
 import { exitOnInterrupt, startRuntimeFor, taskQueueOf } from '../cli/runtime';
 import { RunStuckError, resultUnlessStuck, stuckAdvice, stuckFacts } from '../client/health';
 import { checkRun } from '../run/check';
+import { runOutcome } from '../run/outcome';
 import type { RunRequestInput } from '../run/request';
 import { WORKFLOW_TYPE } from '../run/wire';
 import { payloadRouteFromEnv } from '../store/route';
 import { getTask } from '../tasks/registry';
+import { outputFolderId } from '../util/output-folder';
 import { figureSpec, renderFigure } from './figure';
 import { type EvalJob, jobKey, planJobs } from './plan';
 import { type EvalRow, formatSummary, latestRows, ResultJournal, summarize, writeTables } from './results';
@@ -52,7 +53,8 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   const route = payloadRouteFromEnv();
   for (const r of requests.values()) checkRun(r, route);
 
-  const evalId = evaluationId(out);
+  // Workflow ids derive from it: rerunning into the same folder reattaches to its runs.
+  const evalId = outputFolderId(out, 'evaluation.json');
   const journal = new ResultJournal(join(out, 'runs.jsonl'));
   const done = journal.completed();
   const todo = jobs.filter((j) => !done.has(jobKey(j)));
@@ -116,18 +118,6 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   return { rows, stuck, ran: todo.length, reused: done.size, files };
 }
 
-/**
- * The evaluation's identity, kept in its output folder: workflow ids derive from it, so rerunning
- * into the same folder reattaches to its runs, and a new folder starts a new evaluation.
- */
-function evaluationId(out: string): string {
-  const file = join(out, 'evaluation.json');
-  if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { id: string }).id;
-  const id = `${basename(out)}-${randomUUID().slice(0, 8)}`;
-  writeFileSync(file, `${JSON.stringify({ id, createdAt: new Date().toISOString() }, null, 2)}\n`);
-  return id;
-}
-
 /** Sample ids 0..n-1: row IDs of the reference datasets, or generator seeds without one. */
 function sampleIds(o: EvalOptions): string[] {
   return Array.from({ length: o.samples }, (_, i) => String(i));
@@ -167,21 +157,18 @@ async function runJob(
     const result = await resultUnlessStuck(handle, stuckAfter !== undefined ? { stuckAfter } : {});
     const { startTime, closeTime } = await handle.describe();
     const { totals } = result.grs;
-    // A run that ends with no valid or no scored final thought (e.g. its first split was unreadable) counts as an unreadable answer, as in the paper.
-    const noAnswer = result.status === 'noAnswer' || result.best?.score === undefined;
+    const { status, score, solved, error } = runOutcome(result, getTask(job.task).noAnswerScore);
     const row: EvalRow = {
       ...base,
-      score: noAnswer ? getTask(job.task).noAnswerScore : result.best!.score!,
-      solved: noAnswer ? false : (result.best!.solved ?? null),
+      score,
+      solved,
       llmCalls: totals.llmCalls,
       promptTokens: totals.promptTokens,
       completionTokens: totals.completionTokens,
       costUsd: totals.costUsd,
       wallMs: closeTime ? closeTime.getTime() - startTime.getTime() : 0,
-      status: noAnswer ? 'noAnswer' : 'completed',
-      ...(noAnswer
-        ? { error: result.noAnswer ? `no answer from ${result.noAnswer.operation}: ${result.noAnswer.reason}` : 'no scored final thought' }
-        : {}),
+      status,
+      ...(error ? { error } : {}),
     };
     return { row };
   } catch (e) {

@@ -7,7 +7,7 @@ import { DEFAULT_TASK_QUEUE, FAILURE, WORKFLOW_TYPE } from './wire';
  * queue, input and output, queries and update, as JSON Schema generated from the zod schemas the
  * code itself uses. `npm run schema` writes it to schema/; a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.4.0';
+export const CONTRACT_VERSION = '1.5.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>),

@@ -43,6 +43,15 @@ export const LlmSettings = z.strictObject({
    */
   cache: z.boolean().default(false),
   /**
+   * What a call served from the cache reports: `zero` (the default; a rerun costs nothing) or
+   * `recorded`, the usage the answer had when it was paid for, at this run's prices, so runs that
+   * replay answers compare honestly with runs that paid for them (studies use it; budgets count it).
+   */
+  cacheCosts: z
+    .enum(['zero', 'recorded'])
+    .optional()
+    .describe("what a cached call reports: zero (default) or the usage it was paid for, at the run's prices"),
+  /**
    * How k samples of one prompt are asked: `batched` is one call with n = k (the prompt is paid
    * once, as in the paper's runs); `perSample` is k parallel calls of one sample each (endpoints
    * that ignore n, or to spread a wide fan-out over several workers).

@@ -20,6 +20,20 @@ export const QUERY = {
   pendingHumanScores: 'pendingHumanScores',
 } as const;
 
+/** The study workflow (`got tune`): trials as child workflows, each sample of a trial a Controller run. */
+export const STUDY_WORKFLOW_TYPE = 'tuneStudy';
+
+/** One trial of a study: a configuration evaluated on the study's samples. */
+export const TRIAL_WORKFLOW_TYPE = 'tuneTrial';
+
+/** Query names a study and its trials answer. */
+export const STUDY_QUERY = {
+  /** Trials done, the best feasible so far, feasible count, cost (`StudyProgress`). */
+  studyProgress: 'studyProgress',
+  /** Samples done and running, the mean so far (`TrialProgress`). */
+  trialProgress: 'trialProgress',
+} as const;
+
 /** Update names the Controller accepts. */
 export const UPDATE = {
   /** A person's scores for a waiting human Score operation (`HumanScores` → `{ accepted }`). */

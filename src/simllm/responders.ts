@@ -1,5 +1,6 @@
 import type { Random } from '../util/random';
 import { docMergeResponder } from './doc-merge';
+import { game24Responder } from './game-of-24';
 import { keywordCountingResponder } from './keyword-counting';
 import { setIntersectionResponder } from './set-intersection';
 import { sortingResponder } from './sorting';
@@ -17,7 +18,13 @@ export interface Recognised {
 export type Responder = (prompt: string) => Recognised | undefined;
 
 /** Tried in order; a new task adds its module here. */
-export const RESPONDERS: readonly Responder[] = [sortingResponder, setIntersectionResponder, keywordCountingResponder, docMergeResponder];
+export const RESPONDERS: readonly Responder[] = [
+  sortingResponder,
+  setIntersectionResponder,
+  keywordCountingResponder,
+  docMergeResponder,
+  game24Responder,
+];
 
 export function recognise(prompt: string): Recognised | undefined {
   for (const responder of RESPONDERS) {

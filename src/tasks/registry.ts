@@ -2,6 +2,7 @@ import { ValidationError } from '../goo/validate';
 import { compileDeclaration } from './declarative/compile';
 import type { TaskDeclarationInput } from './declarative/schema';
 import { docMergeTask } from './doc-merge';
+import { game24Task } from './game-of-24';
 import { keywordCountingTask } from './keyword-counting';
 import { setIntersectionTask } from './set-intersection';
 import { sortingTask } from './sorting';
@@ -13,6 +14,7 @@ export const TASKS: Readonly<Record<string, AnyTask>> = {
   [setIntersectionTask.id]: setIntersectionTask,
   [keywordCountingTask.id]: keywordCountingTask,
   [docMergeTask.id]: docMergeTask,
+  [game24Task.id]: game24Task,
 };
 
 export class UnknownTaskError extends Error {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { GoO } from '../goo/schema';
 import type { ThoughtState } from '../grs/types';
+import type { Config, SearchSpace } from '../tune/space';
 
 /**
  * A use case of the paper: how to phrase its prompts, read the answers, score the thoughts and
@@ -43,6 +44,8 @@ export interface SchemeOptions<P = unknown> {
    * every prompt inside it. Absent: the scheme assumes its prompts fit, and keeps the shape it always had.
    */
   contextTokens?: number;
+  /** Values for the scheme's tunable parameters (`Task.tunables`); those left out take the paper's value. */
+  params?: Config;
 }
 
 /** An LLM judge: asks the model to rate a thought, `samples` times, and combines the ratings into a score. */
@@ -88,6 +91,12 @@ export interface Task<P = unknown> {
   /** The named prompts this task can build (checked against the GoO before a run). */
   prompts: readonly string[];
   schemes: Record<string, (o: SchemeOptions<P>) => GoO>;
+  /**
+   * Each scheme's tunable parameters for a problem size (ranges, and the paper's values as
+   * defaults): what `got tune` searches, and what `SchemeOptions.params` may set. Built-in tasks
+   * declare one for every scheme (an empty space where nothing is tunable).
+   */
+  tunables?: Record<string, (size: number) => SearchSpace>;
   /** The problem's size, used to pick a scheme shape (e.g. the list length). */
   sizeOf(problem: P): number;
   rootState(problem: P): ThoughtState;

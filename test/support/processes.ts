@@ -14,6 +14,8 @@ export interface WorkerProcessEnv {
   TEMPORAL_NAMESPACE?: string;
   GOT_STORE?: string;
   GOT_STORE_THRESHOLD_BYTES?: string;
+  /** The worker's response cache folder (default: the user's). */
+  GOT_CACHE_DIR?: string;
 }
 
 export interface WorkerProcess {

@@ -10,6 +10,7 @@ import { payloadRouteFromEnv } from '../../store/route';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import type { AnyTask, SchemeOptions } from '../../tasks/task';
+import { applyConfig, readTunableGoO, TUNABLE_KEY } from '../../tune/template';
 import { defaultLlmSource, defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
 import { chooseProblem } from '../problem';
 import { formatReport, type RunReport, reportOf } from '../report';
@@ -93,9 +94,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     task: declaration ?? task.id,
     problem: problem as RunRequestInput['problem'],
     // Schemes that must keep every prompt inside the model's window get it (doc-merge: by sections, decision 36).
-    goo: o.goo
-      ? (readJsonFile(o.goo, '--goo') as RunRequestInput['goo'])
-      : schemeFor(scheme, { size, problem, contextTokens: contextTokensOf(llm) }),
+    goo: o.goo ? gooFromFile(o.goo) : schemeFor(scheme, { size, problem, contextTokens: contextTokensOf(llm) }),
     llm: {
       ...llm,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
@@ -220,7 +219,15 @@ function schemeFor(scheme: AnyTask['schemes'][string], options: SchemeOptions): 
   }
 }
 
-function readJsonFile(path: string, option: string): unknown {
+/** A GoO file; one with a `tunable` section (what `got tune` reads) runs as written, the section left out. */
+function gooFromFile(path: string): RunRequestInput['goo'] {
+  const document = readJsonFile(path, '--goo');
+  const tunable = typeof document === 'object' && document !== null && TUNABLE_KEY in document;
+  return (tunable ? applyConfig(readTunableGoO(document)) : document) as RunRequestInput['goo'];
+}
+
+/** A JSON file an option names; a file that cannot be read is bad input naming the option. */
+export function readJsonFile(path: string, option: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {

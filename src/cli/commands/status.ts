@@ -5,6 +5,8 @@ import { dataConverterFromEnv } from '../../codec/data-converter';
 import { ensureLocalServer } from '../../devserver/local-server';
 import type { Progress } from '../../run/request';
 import { GOT_SEARCH_ATTRIBUTES } from '../../run/search-attributes';
+import { STUDY_QUERY, STUDY_WORKFLOW_TYPE, TRIAL_WORKFLOW_TYPE } from '../../run/wire';
+import type { StudyProgress, TrialProgress } from '../../tune/results';
 import { stateDir } from '../state-dir';
 
 /** How long `got status` waits for a run's progress: a run without a working worker never answers. */
@@ -28,6 +30,10 @@ export interface RunStatusReport {
   health: RunHealth;
   /** The Controller's answer to the progress query (a running run that is not stuck). */
   progress?: Progress;
+  /** A running study's answer to `studyProgress` (`got tune`), instead of `progress`. */
+  studyProgress?: StudyProgress;
+  /** A running trial's answer to `trialProgress`, instead of `progress`. */
+  trialProgress?: TrialProgress;
   /** Why there is no progress for a running run (the query failed or took too long). */
   progressError?: string;
   webUi: string;
@@ -72,7 +78,13 @@ export async function statusOf(
   };
   if (status !== 'running' || health.stuck) return report;
   try {
-    report.progress = await client.withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, () => queryProgress(handle));
+    const ask = <T>(query: () => Promise<T>) => client.withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, query);
+    // A study and its trials answer queries of their own.
+    if (described.type === STUDY_WORKFLOW_TYPE)
+      report.studyProgress = await ask(() => handle.query<StudyProgress>(STUDY_QUERY.studyProgress));
+    else if (described.type === TRIAL_WORKFLOW_TYPE)
+      report.trialProgress = await ask(() => handle.query<TrialProgress>(STUDY_QUERY.trialProgress));
+    else report.progress = await ask(() => queryProgress(handle));
   } catch (e) {
     report.progressError = `no answer to the progress query within ${PROGRESS_QUERY_TIMEOUT_MS / 1000} s (is a worker running on its task queue?): ${(e as Error).message}`;
   }
@@ -97,7 +109,21 @@ export function formatStatus(r: RunStatusReport): string {
           `  progress    ${p.operationsDone}/${p.operationsTotal} operations · ${p.llmCalls} LLM calls · ${(p.promptTokens + p.completionTokens).toLocaleString('en')} tokens · $${p.costUsd.toFixed(4)}${p.running.length ? ` · running ${p.running.join(', ')}` : ''}${p.budgetExhausted ? ' · budget exhausted' : ''}`,
         ]
       : []),
+    ...(r.studyProgress ? [`  progress    ${studyLine(r.studyProgress)}`] : []),
+    ...(r.trialProgress
+      ? [
+          `  progress    ${r.trialProgress.samplesDone} of at most ${r.trialProgress.samplesBudget} samples done, ${r.trialProgress.samplesRunning} running${r.trialProgress.meanScore !== undefined ? ` · mean score ${r.trialProgress.meanScore.toFixed(2)} · $${r.trialProgress.meanCostUsd!.toFixed(4)}/sample` : ''}`,
+        ]
+      : []),
     ...(r.progressError ? [`  progress    ${r.progressError}`] : []),
     `  Web UI      ${r.webUi}`,
   ].join('\n');
+}
+
+/** A study's progress in a line: trials done, feasible, the best so far, the trial under way. */
+function studyLine(p: StudyProgress): string {
+  const best = p.best
+    ? ` · best trial ${p.best.index}: score ${p.best.meanScore.toFixed(2)} at $${p.best.meanCostUsd.toFixed(4)}/sample`
+    : '';
+  return `${p.trialsDone}/${p.trialsPlanned} trials · ${p.feasible} feasible${best} · $${p.costUsd.toFixed(4)} recorded${p.running ? ` · running trial ${p.running.index}` : ''}`;
 }

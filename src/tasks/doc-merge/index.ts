@@ -4,7 +4,7 @@ import type { ChatMessage, LlmScorer, ParsedThought, PromptRequest, Task } from 
 import { DocMergeProblem, generateDocMergeProblem, parseDocMergeCsv } from './dataset';
 import { parseRatings, readMerged } from './parse';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
-import { docMergeSchemes } from './schemes';
+import { docMergeSchemes, docMergeTunables } from './schemes';
 import { combineRatings, mergeScore, UNPARSEABLE_SCORE } from './score';
 import {
   assembledScore,
@@ -110,6 +110,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
   prompts: ['merge', 'mergeCot', 'aggregate', 'improve', ...SECTION_PROMPTS],
   schemes: docMergeSchemes,
   splits: docMergeSplits,
+  tunables: docMergeTunables,
   sizeOf: (p) => p.documents.length,
   rootState: (p): DocMergeState => ({ documents: p.documents.map((_, i) => i) }),
   checkParams: (_prompt, params, problem) => {

@@ -4,7 +4,7 @@ import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateKeywordCountingProblem, parseKeywordCountingCsv } from './dataset';
 import { parsePassages, readCounts, splitSentences } from './parse';
 import { countCotPrompt, countPrompt, fmtCounts, improveMergePrompt, improvePrompt, mergePrompt, splitPrompt } from './prompts';
-import { keywordCountingSchemes } from './schemes';
+import { keywordCountingSchemes, keywordCountingTunables } from './schemes';
 import { addCounts, type Counts, countError, countMentions, sameCounts, tally, UNPARSEABLE_SCORE } from './score';
 
 export const KeywordCountingProblem = z
@@ -99,6 +99,7 @@ export const keywordCountingTask: Task<KeywordCountingProblem> = {
   sizes: [8, 12, 16],
   prompts: ['count', 'countCot', 'split', 'merge', 'improveMerge', 'improve'],
   schemes: keywordCountingSchemes,
+  tunables: keywordCountingTunables,
   sizeOf: (p) => splitSentences(p.text).length,
   rootState: (p): KeywordCountingState => ({ text: p.text }),
   answerText: (state) => {

@@ -1,5 +1,6 @@
 import { GooBuilder, type Ref } from '../../goo/builder';
 import type { GoO } from '../../goo/schema';
+import { intParam, resolveConfig, type SearchSpace } from '../../tune/space';
 import type { SchemeOptions } from '../task';
 import type { KeywordCountingProblem } from './index';
 import { splitSentences } from './parse';
@@ -25,8 +26,30 @@ function single(prompt: 'count' | 'countCot'): GoO {
   return b.build();
 }
 
-function tot(variant: keyof typeof TOT): GoO {
+/** ToT's tunables: branches per level and improvement levels. */
+function totSpace(variant: keyof typeof TOT): SearchSpace {
   const { k, levels } = TOT[variant];
+  return {
+    branches: intParam(2, 25, k, 'samples of the first count and of each improvement level'),
+    levels: intParam(1, 6, levels, 'improvement levels after the first count'),
+  };
+}
+
+/** GoT's tunables: counts per passage, and each pairwise sum's samples and fix attempts. */
+const GOT_SPACE: SearchSpace = {
+  countBranches: intParam(1, 20, PART_COUNTS, 'samples of each passage count'),
+  mergeBranches: intParam(1, 6, MERGE_SAMPLES, 'samples of each sum of two tallies'),
+  mergeTries: intParam(1, 5, MERGE_TRIES, 'attempts to fix a sum that disagrees with its two tallies'),
+};
+
+interface GotParams {
+  countBranches: number;
+  mergeBranches: number;
+  mergeTries: number;
+}
+
+function tot(variant: keyof typeof TOT, params: SchemeOptions['params']): GoO {
+  const { branches: k, levels } = resolveConfig(totSpace(variant), params) as { branches: number; levels: number };
   const b = new GooBuilder();
   let best = b.keepBestN(b.score(b.generate(null, { prompt: 'count', k })), { n: 1, ...LOWER });
   for (let level = 0; level < levels; level++) {
@@ -38,40 +61,52 @@ function tot(variant: keyof typeof TOT): GoO {
 }
 
 /** Aggregate -> ValidateAndImprove -> Score -> Keep: the best checked sum of two tallies. */
-function mergeNode(b: GooBuilder, pair: Ref[]): Ref {
-  const merged = b.aggregate(pair, { prompt: 'merge', k: MERGE_SAMPLES });
-  const checked = b.validateAndImprove(merged, { prompt: 'improveMerge', tries: MERGE_TRIES });
+function mergeNode(b: GooBuilder, pair: Ref[], p: GotParams): Ref {
+  const merged = b.aggregate(pair, { prompt: 'merge', k: p.mergeBranches });
+  const checked = b.validateAndImprove(merged, { prompt: 'improveMerge', tries: p.mergeTries });
   return b.keepBestN(b.score(checked), { n: 1, ...LOWER });
 }
 
-function got(parts: number, bySentence: boolean): GoO {
+function got(parts: number, bySentence: boolean, params: SchemeOptions['params']): GoO {
+  const p = resolveConfig(GOT_SPACE, params) as GotParams & Record<string, number>;
   const b = new GooBuilder();
   const split = b.generate(null, { prompt: 'split', id: 'split', params: bySentence ? { parts, bySentence } : { parts } });
   let level: Ref[] = Array.from({ length: parts }, (_, i) => {
     const part = b.selector(split, { where: { part: i }, id: `part-${i}` });
-    return b.keepBestN(b.score(b.generate(part, { prompt: 'count', k: PART_COUNTS })), { n: 1, ...LOWER });
+    return b.keepBestN(b.score(b.generate(part, { prompt: 'count', k: p.countBranches })), { n: 1, ...LOWER });
   });
   while (level.length > 1) {
     const next: Ref[] = [];
     // An odd one out moves up a level unmerged.
-    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeNode(b, level.slice(i, i + 2)) : level[i]!);
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeNode(b, level.slice(i, i + 2), p) : level[i]!);
     level = next;
   }
   b.groundTruth(level[0]!, { id: 'groundtruth' });
   return b.build();
 }
 
-function gotx({ problem }: Options): GoO {
+function gotx({ problem, params }: Options): GoO {
   if (!problem) throw new Error('the gotx scheme splits the text into one passage per sentence: pass the problem in the scheme options');
-  return got(Math.max(1, splitSentences(problem.text).length), true);
+  return got(Math.max(1, splitSentences(problem.text).length), true, params);
 }
+
+/** What `got tune` may change in each scheme (IO and CoT: nothing). */
+export const keywordCountingTunables = {
+  io: () => ({}),
+  cot: () => ({}),
+  tot: () => totSpace('tot'),
+  tot2: () => totSpace('tot2'),
+  got4: () => GOT_SPACE,
+  got8: () => GOT_SPACE,
+  gotx: () => GOT_SPACE,
+} satisfies Record<string, (size: number) => SearchSpace>;
 
 export const keywordCountingSchemes = {
   io: () => single('count'),
   cot: () => single('countCot'),
-  tot: () => tot('tot'),
-  tot2: () => tot('tot2'),
-  got4: () => got(4, false),
-  got8: () => got(8, false),
+  tot: (o: Options) => tot('tot', o.params),
+  tot2: (o: Options) => tot('tot2', o.params),
+  got4: (o: Options) => got(4, false, o.params),
+  got8: (o: Options) => got(8, false, o.params),
   gotx,
 } satisfies Record<string, (o: Options) => GoO>;

@@ -4,7 +4,7 @@ import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSetIntersectionProblem, IntegerSet, parseSetIntersectionCsv } from './dataset';
 import { readList, readSplitLists } from './parse';
 import { fmt, improvePrompt, intersectCotPrompt, intersectPrompt, mergePrompt, splitPrompt } from './prompts';
-import { setIntersectionSchemes } from './schemes';
+import { setIntersectionSchemes, setIntersectionTunables } from './schemes';
 import { errorScope, intersect, UNPARSEABLE_SCORE } from './score';
 
 export const SetIntersectionProblem = z.strictObject({
@@ -67,6 +67,7 @@ export const setIntersectionTask: Task<SetIntersectionProblem> = {
   sizes: [32, 64, 128],
   prompts: ['intersect', 'intersectCot', 'improve', 'split', 'merge'],
   schemes: setIntersectionSchemes,
+  tunables: setIntersectionTunables,
   // The second set is the one the GoT scheme splits into parts of 16.
   sizeOf: (p) => p.set2.length,
   rootState: (p): SetIntersectionState => ({ set1: p.set1, subset: p.set2 }),

@@ -1,5 +1,6 @@
 import { GooBuilder, type Ref } from '../../goo/builder';
 import type { GoO } from '../../goo/schema';
+import { intParam, resolveConfig, type SearchSpace } from '../../tune/space';
 import type { SchemeOptions } from '../task';
 
 /**
@@ -36,8 +37,17 @@ function single(prompt: 'intersect' | 'intersectCot'): GoO {
   return b.build();
 }
 
-function tot(variant: 'tot' | 'tot2', { size }: SchemeOptions): GoO {
+/** ToT's tunables: branches per level and improvement levels (the paper's values per size as defaults). */
+function totSpace(variant: 'tot' | 'tot2', size: number): SearchSpace {
   const { k, levels } = nearest<{ k: number; levels: number }>(TOT[variant], size);
+  return {
+    branches: intParam(2, 25, k, 'samples of the first intersection and of each improvement level'),
+    levels: intParam(1, Math.max(8, levels), levels, 'improvement levels after the first intersection'),
+  };
+}
+
+function tot(variant: 'tot' | 'tot2', { size, params }: SchemeOptions): GoO {
+  const { branches: k, levels } = resolveConfig(totSpace(variant, size), params) as { branches: number; levels: number };
   const b = new GooBuilder();
   let best = b.keepBestN(b.score(b.generate(null, { prompt: 'intersect', k })), { n: 1, ...LOWER });
   for (let level = 0; level < levels; level++) {
@@ -48,14 +58,23 @@ function tot(variant: 'tot' | 'tot2', { size }: SchemeOptions): GoO {
   return b.build();
 }
 
-function got({ size }: SchemeOptions): GoO {
+/** GoT's tunables: samples of each part's intersection and of each merge. */
+function gotSpace(size: number): SearchSpace {
+  return {
+    intersectBranches: intParam(1, 10, INTERSECT_BRANCHES, "samples of each part's intersection"),
+    mergeBranches: intParam(1, 25, nearest(MERGE_BRANCHES, size), 'samples of each merge'),
+  };
+}
+
+function got({ size, params }: SchemeOptions): GoO {
+  const p = resolveConfig(gotSpace(size), params) as { intersectBranches: number; mergeBranches: number };
   const parts = Math.max(2, 2 ** Math.round(Math.log2(size / PART_SIZE)));
-  const mergeK = nearest(MERGE_BRANCHES, size);
+  const mergeK = p.mergeBranches;
   const b = new GooBuilder();
   const split = b.generate(null, { prompt: 'split', id: 'split', params: { parts } });
   let level: Ref[] = Array.from({ length: parts }, (_, i) => {
     const part = b.selector(split, { where: { part: i }, id: `part-${i}` });
-    return b.keepBestN(b.score(b.generate(part, { prompt: 'intersect', k: INTERSECT_BRANCHES })), { n: 1, ...LOWER });
+    return b.keepBestN(b.score(b.generate(part, { prompt: 'intersect', k: p.intersectBranches })), { n: 1, ...LOWER });
   });
   while (level.length > 1) {
     const next: Ref[] = [];
@@ -74,6 +93,15 @@ function got({ size }: SchemeOptions): GoO {
   b.groundTruth(level[0]!, { id: 'groundtruth' });
   return b.build();
 }
+
+/** What `got tune` may change in each scheme, by set size (IO and CoT: nothing). */
+export const setIntersectionTunables = {
+  io: () => ({}),
+  cot: () => ({}),
+  tot: (size: number) => totSpace('tot', size),
+  tot2: (size: number) => totSpace('tot2', size),
+  got: gotSpace,
+} satisfies Record<string, (size: number) => SearchSpace>;
 
 export const setIntersectionSchemes = {
   io: () => single('intersect'),

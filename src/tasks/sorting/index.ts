@@ -4,7 +4,7 @@ import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSortingProblem, parseSortingCsv } from './dataset';
 import { readList, readSplitLists } from './parse';
 import { fmt, improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from './prompts';
-import { sortingSchemes } from './schemes';
+import { sortingSchemes, sortingTunables } from './schemes';
 import { errorScope, UNPARSEABLE_SCORE } from './score';
 import { sortingSplits } from './splits';
 
@@ -54,6 +54,7 @@ export const sortingTask: Task<SortingProblem> = {
   sizes: [32, 64, 128],
   prompts: ['sort', 'sortCot', 'split', 'merge', 'improve'],
   schemes: sortingSchemes,
+  tunables: sortingTunables,
   splits: sortingSplits,
   sizeOf: (p) => p.list.length,
   rootState: (p): SortingState => ({ unsorted: p.list, list: p.list }),

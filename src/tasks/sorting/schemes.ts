@@ -1,5 +1,6 @@
 import { GooBuilder, type Ref } from '../../goo/builder';
 import type { GoO } from '../../goo/schema';
+import { type Config, intParam, resolveConfig, type SearchSpace } from '../../tune/space';
 import type { SchemeOptions } from '../task';
 
 /**
@@ -28,11 +29,21 @@ function single(prompt: 'sort' | 'sortCot'): GoO {
   return b.build();
 }
 
-function tot(variant: 'tot' | 'tot2', { size }: SchemeOptions): GoO {
-  const k = TOT_BRANCHES[variant];
+/** ToT's tunables (FoT's ranges, Table 6, widened to hold the paper's values): branches per level and improvement levels. */
+function totSpace(variant: 'tot' | 'tot2', size: number): SearchSpace {
+  const levels = nearest(TOT_LEVELS[variant], size);
+  return {
+    branches: intParam(2, 25, TOT_BRANCHES[variant], 'samples of the first sort and of each improvement level'),
+    levels: intParam(1, Math.max(6, levels), levels, 'improvement levels after the first sort'),
+  };
+}
+
+function tot(variant: 'tot' | 'tot2', { size, params }: SchemeOptions): GoO {
+  const p = resolveConfig(totSpace(variant, size), params) as { branches: number; levels: number };
+  const k = p.branches;
   const b = new GooBuilder();
   let best = b.keepBestN(b.score(b.generate(null, { prompt: 'sort', k })), { n: 1, ...LOWER });
-  for (let level = 0; level < nearest(TOT_LEVELS[variant], size); level++) {
+  for (let level = 0; level < p.levels; level++) {
     const improved = b.score(b.generate(best, { prompt: 'improve', k }));
     best = b.keepBestN([improved, best], { n: 1, ...LOWER });
   }
@@ -40,33 +51,67 @@ function tot(variant: 'tot' | 'tot2', { size }: SchemeOptions): GoO {
   return b.build();
 }
 
-/** Aggregate -> Score -> Keep, optionally followed by an improve round that competes with the merge. */
-function mergeNode(b: GooBuilder, parts: Ref[], improveAfter: boolean): Ref {
-  const merged = b.keepBestN(b.score(b.aggregate(parts, { prompt: 'merge', k: 10 })), { n: 1, ...LOWER });
-  if (!improveAfter) return merged;
-  const improved = b.score([b.generate(merged, { prompt: 'improve', k: 5 }), merged]);
-  return b.keepBestN(improved, { n: 1, ...LOWER });
+/** GoT's tunables: FoT's three (sort branches, merge branches, global improvement rounds) and the improve stages' widths. */
+const GOT_SPACE: SearchSpace = {
+  sortBranches: intParam(1, 10, 5, 'samples of each part sort'),
+  mergeBranches: intParam(1, 25, 10, 'samples of each merge'),
+  mergeImproveBranches: intParam(0, 10, 5, 'samples of the improve round after each inner merge (0: no such round)'),
+  improveBranches: intParam(1, 20, 10, 'samples of each final improve round'),
+  improveRounds: intParam(1, 3, 1, 'final improve rounds, one after the other'),
+};
+
+interface GotParams {
+  sortBranches: number;
+  mergeBranches: number;
+  mergeImproveBranches: number;
+  improveBranches: number;
+  improveRounds: number;
 }
 
-function got({ size }: SchemeOptions): GoO {
+/** The best of the input and `k` improvements of it. */
+function improveRound(b: GooBuilder, input: Ref, k: number, id?: string): Ref {
+  const improved = b.score([b.generate(input, { prompt: 'improve', k }), input]);
+  return b.keepBestN(improved, { n: 1, ...LOWER, ...(id ? { id } : {}) });
+}
+
+/** Aggregate -> Score -> Keep, optionally followed by an improve round that competes with the merge. */
+function mergeNode(b: GooBuilder, parts: Ref[], improveAfter: boolean, p: GotParams): Ref {
+  const merged = b.keepBestN(b.score(b.aggregate(parts, { prompt: 'merge', k: p.mergeBranches })), { n: 1, ...LOWER });
+  if (!improveAfter || p.mergeImproveBranches === 0) return merged;
+  return improveRound(b, merged, p.mergeImproveBranches);
+}
+
+function got({ size, params }: SchemeOptions): GoO {
+  const p = resolveConfig(GOT_SPACE, params) as Config & GotParams;
   const parts = Math.max(2, 2 ** Math.round(Math.log2(size / PART_SIZE)));
   const b = new GooBuilder();
   const split = b.generate(null, { prompt: 'split', id: 'split', params: { parts } });
   let level: Ref[] = Array.from({ length: parts }, (_, i) => {
     const part = b.selector(split, { where: { part: i }, id: `part-${i}` });
-    return b.keepBestN(b.score(b.generate(part, { prompt: 'sort', k: 5 })), { n: 1, ...LOWER });
+    return b.keepBestN(b.score(b.generate(part, { prompt: 'sort', k: p.sortBranches })), { n: 1, ...LOWER });
   });
   while (level.length > 1) {
     // Inner merges get an improve round; the root merge feeds the final improve stage directly.
     const isRoot = level.length === 2;
     const next: Ref[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(mergeNode(b, level.slice(i, i + 2), !isRoot));
+    for (let i = 0; i < level.length; i += 2) next.push(mergeNode(b, level.slice(i, i + 2), !isRoot, p));
     level = next;
   }
-  const finalCandidates = b.score([b.generate(level[0]!, { prompt: 'improve', k: 10 }), level[0]!]);
-  b.groundTruth(b.keepBestN(finalCandidates, { n: 1, ...LOWER, id: 'final' }));
+  let best = level[0]!;
+  for (let round = 1; round <= p.improveRounds; round++)
+    best = improveRound(b, best, p.improveBranches, round === p.improveRounds ? 'final' : undefined);
+  b.groundTruth(best);
   return b.build();
 }
+
+/** What `got tune` may change in each scheme, by problem size (IO and CoT: nothing). */
+export const sortingTunables = {
+  io: () => ({}),
+  cot: () => ({}),
+  tot: (size: number) => totSpace('tot', size),
+  tot2: (size: number) => totSpace('tot2', size),
+  got: () => GOT_SPACE,
+} satisfies Record<string, (size: number) => SearchSpace>;
 
 export const sortingSchemes = {
   io: () => single('sort'),
