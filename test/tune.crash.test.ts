@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { queryStudyProgress, startStudy, studyResultOf } from '../src/client/studies';
+import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort, isAlive } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
@@ -39,7 +40,8 @@ beforeAll(async () => {
   binary = await ensureTemporalCli();
   llm = await startSimulatedLlm({ latencyMs: 250 });
   connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
+  // The worker processes share the tests' payload store (GOT_STORE, set by the global setup): so does this client.
+  client = new Client({ connection, dataConverter: dataConverterFromEnv() });
 });
 afterAll(async () => {
   await Promise.allSettled(workers.map((w) => w.kill()));
@@ -158,7 +160,7 @@ describe('a study whose worker is killed mid-trial', () => {
     const server = await startDevServer({ binary, port, ui: false, dbFile });
     servers.push(server);
     const own = await Connection.connect({ address: server.address });
-    const ownClient = new Client({ connection: own });
+    const ownClient = new Client({ connection: own, dataConverter: dataConverterFromEnv() });
     const queue = `tune-server-crash-${randomUUID()}`;
     const w = await worker(queue, join(tmp, 'cache-server-crash'), server.address);
     llm.resetStats();
@@ -190,7 +192,7 @@ describe('a study whose worker is killed mid-trial', () => {
     );
     servers.push(restarted);
     const again = await Connection.connect({ address: restarted.address });
-    const againClient = new Client({ connection: again });
+    const againClient = new Client({ connection: again, dataConverter: dataConverterFromEnv() });
     try {
       const result = await Promise.race([
         studyResultOf(againClient.workflow.getHandle(handle.workflowId)),
