@@ -31,6 +31,36 @@ export interface GoInstallOptions {
   log: (line: string) => void;
 }
 
+/** Where {@link ensureGoTool} looks for a tool before building it. */
+export interface GoToolOptions extends GoInstallOptions {
+  /** An environment variable naming an existing binary, which then wins (e.g. `MINIO_PATH`). */
+  pathEnv: string;
+  /** The binary's file name on PATH (e.g. `minio`). */
+  fileName: string;
+}
+
+/**
+ * The path of a usable binary of a tool: the one `pathEnv` names, else the cached build, else one on
+ * PATH, else built now with Go into the cache (once per machine).
+ */
+export async function ensureGoTool(opts: GoToolOptions): Promise<string> {
+  const fromEnv = process.env[opts.pathEnv];
+  if (fromEnv) {
+    if (!(await isExecutable(fromEnv))) {
+      throw new Error(
+        `${opts.pathEnv} is set to "${fromEnv}", but that file does not exist or is not executable. ` +
+          `Point ${opts.pathEnv} at a ${opts.what} binary, or unset it to use the cached/PATH/built one.`,
+      );
+    }
+    return fromEnv;
+  }
+  if (await isExecutable(opts.binary)) return opts.binary;
+  const onPath = await findOnPath(opts.fileName);
+  if (onPath) return onPath;
+  await goInstallOnce(opts);
+  return opts.binary;
+}
+
 /**
  * Builds `module` with `go install` into `binary` unless it is there. One build per machine: a
  * second caller waits for the first's (a lock folder holding the builder's pid; a dead builder's

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_S3_REGION } from '../store/s3-store';
-import { findOnPath, goInstallOnce, isExecutable, toolCacheRoot } from './go-install';
+import { ensureGoTool, toolCacheRoot } from './go-install';
 import { freePort, LOOPBACK, spawnTracked, type TrackedProcess, terminate } from './process';
 
 // MinIO tags its releases RELEASE.<date>, which are not module versions: the Go proxy knows only
@@ -42,28 +42,16 @@ const HOW_TO_FIX =
   `or set ${MINIO_PATH_ENV} to an existing \`minio\` server binary, or put \`minio\` on your PATH.`;
 
 /** Returns the path of a usable `minio` server binary, building it with Go if nothing else is available. */
-export async function ensureMinio(opts: EnsureMinioOptions = {}): Promise<string> {
-  const log = opts.log ?? (() => {});
-
-  const fromEnv = process.env[MINIO_PATH_ENV];
-  if (fromEnv) {
-    if (!(await isExecutable(fromEnv))) {
-      throw new Error(
-        `${MINIO_PATH_ENV} is set to "${fromEnv}", but that file does not exist or is not executable. ` +
-          `Point ${MINIO_PATH_ENV} at a MinIO server binary, or unset it to use the cached/PATH/built one.`,
-      );
-    }
-    return fromEnv;
-  }
-
-  const cached = cachedMinioPath();
-  if (await isExecutable(cached)) return cached;
-
-  const onPath = await findOnPath(BINARY_NAME);
-  if (onPath) return onPath;
-
-  await goInstallOnce({ what: 'MinIO', module: MINIO_MODULE, binary: cached, howToFix: HOW_TO_FIX, log });
-  return cached;
+export function ensureMinio(opts: EnsureMinioOptions = {}): Promise<string> {
+  return ensureGoTool({
+    what: 'MinIO',
+    module: MINIO_MODULE,
+    binary: cachedMinioPath(),
+    pathEnv: MINIO_PATH_ENV,
+    fileName: BINARY_NAME,
+    howToFix: HOW_TO_FIX,
+    log: opts.log ?? (() => {}),
+  });
 }
 
 /** Where and how a MinIO server is started. */
