@@ -25,3 +25,16 @@ export function hashSeed(...parts: (string | number)[]): number {
 export function randomInt(random: Random, maxExclusive: number): number {
   return Math.floor(random() * maxExclusive);
 }
+
+/** One of `xs`, chosen by `random`. */
+export const pick = <T>(random: Random, xs: readonly T[]): T => xs[randomInt(random, xs.length)]!;
+
+/** A copy of `xs` in an order chosen by `random` (Fisher–Yates). */
+export function shuffled<T>(random: Random, xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = randomInt(random, i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

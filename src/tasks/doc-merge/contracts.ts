@@ -1,4 +1,4 @@
-import { type Random, randomInt, seededRandom } from '../../util/random';
+import { pick, type Random, randomInt, seededRandom, shuffled } from '../../util/random';
 import {
   CLAUSE_TAILS,
   CLAUSE_TEMPLATES,
@@ -38,8 +38,6 @@ const CHARS_PER_TOPIC = 1_500;
 const PREAMBLE_CHARS = 500;
 const HEADING_CHARS = 35;
 export const MAX_CONTRACT_CHARS = 750_000;
-
-const pick = <T>(random: Random, xs: readonly T[]): T => xs[randomInt(random, xs.length)]!;
 
 function roman(n: number): string {
   const numerals: [number, string][] = [
@@ -118,15 +116,6 @@ function sentence(random: Random, deck: Deck): string {
 
 /** A clause of one or two sentences. */
 const clause = (random: Random, deck: Deck) => Array.from({ length: 1 + randomInt(random, 2) }, () => sentence(random, deck)).join(' ');
-
-function shuffled<T>(random: Random, xs: readonly T[]): T[] {
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = randomInt(random, i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
 
 /** The same clause as another contract words it: a wording swapped, now and then a number changed. */
 function negotiated(random: Random, text: string): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from '../../goo/validate';
-import { type Random, randomInt, seededRandom } from '../../util/random';
+import { pick, type Random, randomInt, seededRandom, shuffled } from '../../util/random';
 import { parseRows, readCsv } from '../dataset';
 import type { Sample } from '../task';
 import {
@@ -83,17 +83,6 @@ export function parseDocMergeCsv(csv: string): Sample<DocMergeProblem>[] {
     const r = row as Record<string, string>;
     return { id: r.id!, problem: { documents: columns.map((c) => r[c]!) } };
   });
-}
-
-const pick = <T>(random: Random, xs: readonly T[]): T => xs[randomInt(random, xs.length)]!;
-
-function shuffled<T>(random: Random, xs: readonly T[]): T[] {
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = randomInt(random, i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
 
 /** Some of a topic's sentences (at least one), each in one of its wordings. */
