@@ -53,10 +53,10 @@ export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute =
     }
   });
   // A run whose payloads cannot fit Temporal's limits would retry its workflow task forever: refuse it now.
-  if (problem.success)
-    issues.push(
-      ...footprintIssues(jsonBytes(request.problem), gooWidth(analyzed, request.llm.fanOut === 'perSample'), route.storeThreshold),
-    );
+  // With a payload store nothing is refused for its size: payloads above the threshold are stored, the
+  // problem goes to steps by reference, and the Controller bounds what its calls in flight carry inline.
+  if (problem.success && route.storeThreshold === undefined)
+    issues.push(...footprintIssues(jsonBytes(request.problem), gooWidth(analyzed, request.llm.fanOut === 'perSample')));
   if (issues.length) throw new ValidationError('run request', issues);
   return { request, analyzed, task, problem: problem.data };
 }

@@ -86,17 +86,13 @@ function widthOf(op: Operation, inputs: number, perSample: boolean): { calls: nu
 }
 
 /**
- * What a run's payloads would exceed, before it starts. Without a payload store the problem travels
- * with every LLM step, so the widest set of calls started together must fit one workflow task's
- * reply, and the problem one payload. With a store (`storeThreshold` set) nothing is refused: every
- * payload above the threshold is stored, the problem goes to steps by reference, and the Controller
- * keeps the inline input of its calls in flight under a workflow task's worth (`CallSlots`).
- * Issues name `problem` and the limit.
+ * What a run's payloads would exceed, before it starts, when they all travel inline (no payload
+ * store): the problem travels with every LLM step, so the widest set of calls started together must
+ * fit one workflow task's reply, and the problem one payload. Issues name `problem` and the limit.
  */
-export function footprintIssues(problemBytes: number, width: GooWidth, storeThreshold?: number): Issue[] {
+export function footprintIssues(problemBytes: number, width: GooWidth): Issue[] {
   const issues: Issue[] = [];
   const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
-  if (storeThreshold !== undefined) return issues;
   if (problemBytes > PAYLOAD_LIMITS.payloadBytes) {
     issues.push({
       path: 'problem',
