@@ -20,6 +20,14 @@ const BUILD_TIMEOUT_MS = 45 * 60_000;
 
 const keyOf = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 const text = (s: string) => new TextEncoder().encode(s);
+/** A plain S3 client with the server's root credentials, to look at the bucket as it is. */
+const adminClient = (minio: MinioHandle) =>
+  new S3Client({
+    endpoint: minio.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey },
+  });
 
 describe('S3BlobStore against a real MinIO', () => {
   let dir: string;
@@ -39,12 +47,7 @@ describe('S3BlobStore against a real MinIO', () => {
   };
 
   const objectKeys = async (prefix: string) => {
-    const client = new S3Client({
-      endpoint: minio.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey },
-    });
+    const client = adminClient(minio);
     try {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: minio.bucket, Prefix: prefix }));
       return (listed.Contents ?? []).map((object) => object.Key);
@@ -253,12 +256,7 @@ describe('a document merge whose payloads live in MinIO, encrypted', () => {
     expect(Buffer.from(bytes).toString('latin1')).toContain('ExternalStorageReference');
     expect(bytes.length).toBeLessThan(200_000);
 
-    const client = new S3Client({
-      endpoint: minio.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey },
-    });
+    const client = adminClient(minio);
     try {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: minio.bucket, Prefix: 'runs/' }));
       const keys = (listed.Contents ?? []).map((o) => o.Key!);
