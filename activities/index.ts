@@ -152,7 +152,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
         const { problem: sent, ...checked } = request;
         const reparsed = !isDeepStrictEqual(problem, sent);
         // A large problem is stored once; the workflow hands its steps the reference (if its path takes it).
-        const problemRef = store?.holdsValue(problem) ? await store.putValue(problem) : undefined;
+        const problemRef = await store?.holdIfLarge(problem);
         return {
           rootState: task.rootState(problem),
           higherIsBetter: task.higherIsBetter,

@@ -77,6 +77,13 @@ describe('values kept by reference', () => {
     expect(await new PayloadStore(store.blobs).getValue(ref)).toEqual(problem);
   });
 
+  it('are kept only from the threshold up: a small problem stays inline', async () => {
+    const store = new PayloadStore(new DirectoryBlobStore(freshDir()), [], 200);
+    expect(await store.holdIfLarge(problem)).toBeUndefined();
+    const large = { documents: [...problem.documents, 'x'.repeat(200)] };
+    expect(await store.getValue((await store.holdIfLarge(large))!)).toEqual(large);
+  });
+
   it('are encrypted with the deployment codec: the stored bytes hold none of the text', async () => {
     const converter = dataConverterFromEnv({ GOT_STORE: freshDir(), GOT_CODEC_KEYS: generateCodecKey('k1') })!;
     const store = payloadStoreOf(converter)!;

@@ -49,20 +49,8 @@ export class PayloadStore implements StorageDriver {
     private readonly keepValues = 8,
   ) {}
 
-  /** Whether a value is large enough to keep here rather than inline. */
-  holdsValue(value: unknown): boolean {
-    return JSON.stringify(value).length >= this.threshold;
-  }
-
   async store(_context: StorageDriverStoreContext, payloads: Payload[]): Promise<StorageDriverClaim[]> {
-    return Promise.all(
-      payloads.map(async (payload) => {
-        const bytes = PayloadProto.encode(payload).finish();
-        const key = sha256(bytes);
-        await this.blobs.put(key, bytes);
-        return new StorageDriverClaim({ key });
-      }),
-    );
+    return Promise.all(payloads.map(async (payload) => new StorageDriverClaim({ key: (await this.putPayload(payload)).key })));
   }
 
   async retrieve(_context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
@@ -71,8 +59,23 @@ export class PayloadStore implements StorageDriver {
 
   /** Stores a JSON value (encoded and encrypted like any payload) and returns its reference. */
   async putValue(value: unknown): Promise<StoredRef> {
+    return (await this.keepValue(value, 0))!;
+  }
+
+  /** Stores a value whose encoded JSON is at least the threshold; undefined (nothing stored) for a smaller one. */
+  holdIfLarge(value: unknown): Promise<StoredRef | undefined> {
+    return this.keepValue(value, this.threshold);
+  }
+
+  private async keepValue(value: unknown, atLeastBytes: number): Promise<StoredRef | undefined> {
     let payload = defaultPayloadConverter.toPayload(value);
+    if ((payload.data?.length ?? 0) < atLeastBytes) return undefined;
     for (const codec of this.codecs) payload = (await codec.encode([payload]))[0]!;
+    return this.putPayload(payload);
+  }
+
+  /** Keeps a payload's bytes under their hash. */
+  private async putPayload(payload: Payload): Promise<StoredRef> {
     const bytes = PayloadProto.encode(payload).finish();
     const key = sha256(bytes);
     await this.blobs.put(key, bytes);
