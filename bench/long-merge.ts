@@ -8,6 +8,7 @@ import { dataConverterFromEnv } from '../src/codec/data-converter';
 import type { RunRequestInput } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
+import { sortingTask } from '../src/tasks/sorting';
 import { startBenchEnv } from './support';
 
 const { temporal } = proto;
@@ -139,4 +140,59 @@ export async function measureLongMerges(cases: LongMergeCase[]): Promise<LongMer
     }
   }
   return rows;
+}
+
+export interface StoreOverheadRow {
+  run: string;
+  inlineMs: number;
+  storedMs: number;
+  ratio: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * What the payload store costs a paper-sized run: the same run with every payload inline
+ * (`GOT_STORE=off`) and with the default store, alternating, each on its own private server and
+ * worker, the simulator at 50 ms per call; median wall time of `repeats` runs after a warm-up.
+ */
+export async function measureStoreOverhead(repeats: number): Promise<StoreOverheadRow[]> {
+  const store = mkdtempSync(join(tmpdir(), 'got-bench-store-'));
+  const inline = await startBenchEnv({ latencyMs: 50 }, dataConverterFromEnv({ GOT_STORE: 'off' }));
+  const stored = await startBenchEnv({ latencyMs: 50 }, dataConverterFromEnv({ GOT_STORE: store }));
+  const workers = [await inline.worker(), await stored.worker()];
+  const cases: [string, () => RunRequestInput][] = [
+    ['sorting got 64', () => sortingRun(64)],
+    ['doc-merge got 4', () => docMergeRun(4)],
+  ];
+  const rows: StoreOverheadRow[] = [];
+  try {
+    for (const [label, request] of cases) {
+      const times: [number[], number[]] = [[], []];
+      for (let i = 0; i <= repeats; i++) {
+        for (const [k, env] of [inline, stored].entries()) {
+          const started = Date.now();
+          await resultOf(await startRun(env.client, { ...request(), seed: i }, { taskQueue: workers[k]!.taskQueue }));
+          if (i > 0) times[k]!.push(Date.now() - started);
+        }
+      }
+      const [inlineMs, storedMs] = times.map(median) as [number, number];
+      rows.push({ run: label, inlineMs, storedMs, ratio: Math.round((storedMs / inlineMs) * 100) / 100 });
+    }
+  } finally {
+    for (const w of workers) await w.stop();
+    await inline.close();
+    await stored.close();
+  }
+  return rows;
+}
+
+function sortingRun(size: number): RunRequestInput {
+  const problem = sortingTask.generateProblem(size, 1);
+  return { task: 'sorting', problem, goo: sortingTask.schemes.got!({ size, problem }), labels: { scheme: 'got', size } };
+}
+
+function docMergeRun(count: number): RunRequestInput {
+  const problem = docMergeTask.generateProblem(count, 1);
+  return { task: 'doc-merge', problem, goo: docMergeTask.schemes.got!({ size: count, problem }), labels: { scheme: 'got', size: count } };
 }

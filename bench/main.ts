@@ -4,7 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { cpuCheckMs } from './calibration';
 import { type FootprintRow, measureFootprint } from './footprint';
-import { LONG_MERGES, type LongMergeRow, measureLongMerges } from './long-merge';
+import { LONG_MERGES, type LongMergeRow, measureLongMerges, measureStoreOverhead, type StoreOverheadRow } from './long-merge';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
 import { replaceSection } from './sections';
 import { measureStartup, type StartupRow } from './startup';
@@ -18,8 +18,9 @@ import type { StepFloorRow } from './step-floor';
  */
 const quick = process.argv.includes('--quick');
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-if (only !== undefined && only !== 'startup' && only !== 'floor' && only !== 'long-merge')
-  throw new Error(`--only ${only}: the stages that run alone are "startup", "floor" and "long-merge"`);
+const ALONE = ['startup', 'floor', 'long-merge', 'store'];
+if (only !== undefined && !ALONE.includes(only))
+  throw new Error(`--only ${only}: the stages that run alone are ${ALONE.map((s) => `"${s}"`).join(', ')}`);
 
 function table<T extends object>(rows: T[]): string {
   const keys = Object.keys(rows[0] ?? {}) as (keyof T)[];
@@ -81,6 +82,20 @@ ${table(rows)}
 `;
 }
 
+/** The store section: what keeping payloads out of the history costs a paper-sized run. */
+function storeSection(rows: StoreOverheadRow[], cpuMs: number): string {
+  return `## The payload store on paper-sized runs
+
+Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. The same GoT run with
+every payload inline (\`GOT_STORE=off\`) and with the default store (a folder, payloads of 2 KiB or
+more stored and read back), alternating, each setting on its own private dev server and in-process
+worker, the simulator at 50 ms per call: median wall time of ${quick ? 3 : 7} runs after a warm-up.
+\`ratio\` is stored over inline.
+
+${table(rows)}
+`;
+}
+
 /** The floor stage runs in a process of its own: it installs the SDK runtime with a metrics endpoint. */
 function measureFloorApart(): StepFloorRow[] {
   const out = spawnSync(
@@ -100,6 +115,11 @@ if (only === 'startup') {
 if (only === 'long-merge') {
   log('long document merges…');
   replaceSection('Long document merges', longMergeSection(await measureLongMerges(LONG_MERGES), cpuCheckMs()));
+  process.exit(0);
+}
+if (only === 'store') {
+  log('the payload store on paper-sized runs…');
+  replaceSection('The payload store on paper-sized runs', storeSection(await measureStoreOverhead(quick ? 3 : 7), cpuCheckMs()));
   process.exit(0);
 }
 if (only === 'floor') {
@@ -134,6 +154,8 @@ log('footprint…');
 const footprint: FootprintRow[] = await measureFootprint();
 log('long document merges…');
 const longMerges = await measureLongMerges(LONG_MERGES);
+log('the payload store on paper-sized runs…');
+const storeOverhead = await measureStoreOverhead(quick ? 3 : 7);
 log('start-up…');
 const startup = await measureStartup(quick ? 3 : 5);
 log('the floor under a dependent step…');
@@ -203,6 +225,7 @@ per payload. Benchmark process RSS at the end: ${rss} MiB.
 ${table(footprint)}
 
 ${longMergeSection(longMerges, cpuAfter)}
+${storeSection(storeOverhead, cpuAfter)}
 ${startupSection(startup, cpuAfter)}
 ${floorSection(floor, cpuAfter)}`;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
