@@ -20,6 +20,7 @@ import {
   UNKNOWN_MODEL_CONTEXT_TOKENS,
 } from '../src/llm/context-windows';
 import { LOCAL_LLM_DEFAULTS } from '../src/localllm/defaults';
+import { checkRun } from '../src/run/check';
 import { LlmSettings } from '../src/run/request';
 import { SIMULATED_MODEL } from '../src/run/wire';
 import { startSimulatedLlm } from '../src/simllm/server';
@@ -175,7 +176,8 @@ describe('the CLI gives doc-merge schemes the run model window', () => {
       llm: 'sim',
       ...more,
     });
-  const first = (r: ReturnType<typeof requestFromOptions>) => (r.goo as { operations: { type: string }[] }).operations[0]!.type;
+  // The CLI names the scheme; the GoO is what checking the request (as a worker with a payload store does) expands it to.
+  const first = (r: ReturnType<typeof requestFromOptions>) => checkRun(r, { storeThreshold: 2048 }).request.goo.operations[0]!.type;
 
   it('sectioned for a window the contracts exceed, whole for one they fit', () => {
     const narrow = options({ contextTokens: 16_000 });
@@ -186,6 +188,6 @@ describe('the CLI gives doc-merge schemes the run model window', () => {
   });
 
   it('refuses a window too small for one section, as bad input naming the scheme', () => {
-    expect(() => options({ contextTokens: 500 })).toThrow(/--scheme: a context window of 500 tokens cannot hold/);
+    expect(() => checkRun(options({ contextTokens: 500 }))).toThrow(/scheme: a context window of 500 tokens cannot hold/);
   });
 });

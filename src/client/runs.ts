@@ -3,7 +3,7 @@ import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } fr
 import { payloadStoreOf } from '../codec/data-converter';
 import type { Grs } from '../grs/types';
 import { checkRun } from '../run/check';
-import type { Progress, RunRequest, RunRequestInput, RunResult } from '../run/request';
+import type { Progress, RunRequestInput, RunResult, SentRunRequest } from '../run/request';
 import { DEFAULT_TASK_QUEUE, QUERY, WORKFLOW_TYPE } from '../run/wire';
 import { taskIdOf } from '../tasks/declarative/schema';
 
@@ -32,13 +32,16 @@ export async function startRun(
   o: StartOptions = {},
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   // Payloads above the client's store threshold travel as references: only very wide steps are limited then.
-  return startCheckedRun(client, checkRun(request, { storeThreshold: payloadStoreOf(client.options.dataConverter)?.threshold }).request, o);
+  return startCheckedRun(client, checkRun(request, { storeThreshold: payloadStoreOf(client.options.dataConverter)?.threshold }).sent, o);
 }
 
-/** Starts the Controller on a request `checkRun` has already accepted in this process (the worker checks it again: its own boundary). */
+/**
+ * Starts the Controller on a request `checkRun` has already accepted in this process (its `sent`:
+ * a named scheme stays named); the worker checks it again, its own boundary, and expands the scheme.
+ */
 export async function startCheckedRun(
   client: Client,
-  checked: RunRequest,
+  checked: SentRunRequest,
   o: StartOptions = {},
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   return client.workflow.start(WORKFLOW_TYPE, {

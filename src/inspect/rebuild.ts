@@ -1,8 +1,9 @@
 import type { Client } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
+import { type DataConverter, defaultPayloadConverter, type LoadedDataConverter, type Payload } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex, ExternalStorageRunner, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { GotActivities, PreparedRun } from '../../activities';
 import { workflowCodeOption } from '../../worker/bundle';
 import { dataConverterFromEnv, whyUnreadable } from '../codec/data-converter';
 import { type GrsFact, GrsRecorder } from '../grs/recorder';
@@ -54,12 +55,45 @@ export async function inspectRun(
   return { grs: await rebuildGrs(history, { ...clientCodecs, ...o }), history };
 }
 
-/** The run request a history started with (its first event's input), decoded like any payload. */
+/**
+ * The run request a history ran: its first event's input, decoded like any payload. A request that
+ * named a scheme comes back as the worker expanded it (the GoO and labels `prepareRun` recorded), as
+ * if the client had sent that GoO; one refused before it was expanded comes back as sent.
+ */
 export async function runRequestOf(history: History, dataConverter?: DataConverter): Promise<RunRequestInput> {
   const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
   if (!input?.length) throw new Error('the history does not start with a workflow execution carrying a run request');
   const converter = loadDataConverter(dataConverter ?? dataConverterFromEnv());
+  const sent = await decodeFirst<RunRequestInput>(converter, input);
+  if (sent.goo !== undefined || sent.scheme === undefined) return sent;
+  const prepared = await preparedRunOf(history, converter);
+  if (!prepared?.request) return sent;
+  return { ...prepared.request, problem: 'problem' in prepared ? prepared.problem : sent.problem } as RunRequestInput;
+}
+
+/** The local activity that checks a request (and expands a named scheme) before any LLM call. */
+const PREPARE_RUN = 'prepareRun' satisfies keyof GotActivities;
+
+/** What the run's `prepareRun` returned, from its local activity marker; undefined when it failed or has not run. */
+async function preparedRunOf(history: History, converter: LoadedDataConverter): Promise<PreparedRun | undefined> {
+  for (const event of history.events ?? []) {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) continue;
+    // Core's own bookkeeping (the activity's type, times) is plain JSON, never encoded (docs/decisions.md, 12).
+    const meta = marker.details?.data?.payloads?.[0];
+    if (!meta || defaultPayloadConverter.fromPayload<{ activity_type?: string }>(meta).activity_type !== PREPARE_RUN) continue;
+    const result = marker.details?.result?.payloads;
+    return result?.length ? decodeFirst<PreparedRun>(converter, result) : undefined;
+  }
+  return undefined;
+}
+
+/** The marker Core records a local activity's outcome in. */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+/** The first of some payloads, read through the store where it was kept there, then decoded. */
+async function decodeFirst<T>(converter: LoadedDataConverter, payloads: Payload[]): Promise<T> {
   // A history as fetched holds references where payloads were stored: read them through the store first.
-  const payloads = converter.externalStorage ? await new ExternalStorageRunner(converter.externalStorage).retrieve(input) : input;
-  return decodeFromPayloadsAtIndex<RunRequestInput>(converter, 0, payloads);
+  const read = converter.externalStorage ? await new ExternalStorageRunner(converter.externalStorage).retrieve(payloads) : payloads;
+  return decodeFromPayloadsAtIndex<T>(converter, 0, read);
 }

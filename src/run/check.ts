@@ -5,35 +5,45 @@ import { TaskDeclaration } from '../tasks/declarative/schema';
 import { resolveTask, TASKS, UnknownTaskError } from '../tasks/registry';
 import type { AnyTask } from '../tasks/task';
 import { footprintIssues, gooWidth } from './footprint';
-import { RunRequest, type RunRequestInput } from './request';
+import { RunRequest, type RunRequestInput, type SentRunRequest } from './request';
+import { expandScheme } from './scheme';
 
 export interface CheckedRun {
+  /** The request as the Controller runs it: defaults filled in, a named scheme expanded to its GoO. */
   request: RunRequest;
+  /**
+   * The request to start a run with: as sent, defaults filled in, a scheme still named (the worker
+   * expands it again, with its own scheme code), the labels a scheme implies added.
+   */
+  sent: SentRunRequest;
   analyzed: AnalyzedGoO;
   task: AnyTask;
   problem: unknown;
 }
 
-/**
- * Everything that can be known wrong before a run spends money: the request's shape, the GoO,
- * the task, its problem, and whether the task can serve every operation of the GoO. Clients call
- * it before starting a workflow; the workflow's first step calls it again for clients that did not.
- */
 /** How the checking side sends payloads: with a payload store, those above its threshold are kept there. */
 export interface PayloadRoute {
   /** The store's threshold in bytes; undefined when there is no store (`GOT_STORE=off`). */
   storeThreshold?: number | undefined;
 }
 
+/**
+ * Everything that can be known wrong before a run spends money: the request's shape, the GoO (sent,
+ * or expanded from the named scheme), the task, its problem, and whether the task can serve every
+ * operation of the GoO. Clients call it before starting a workflow; the worker's `prepareRun` calls
+ * it again (its expansion of a named scheme is the one the run uses, recorded in history).
+ */
+
 export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute = {}): CheckedRun {
   const parsed = RunRequest.safeParse(input);
   if (!parsed.success) throw new ValidationError('run request', requestIssues(parsed.error, input));
-  const request = parsed.data;
-  const analyzed = validateGoO(request.goo);
+  const sent = parsed.data;
+  // A GoO sent is checked first; a named scheme is expanded once the task and its problem are known good.
+  const sentGoO = sent.goo ? validateGoO(sent.goo) : undefined;
 
   let task: AnyTask;
   try {
-    task = resolveTask(request.task);
+    task = resolveTask(sent.task);
   } catch (e) {
     if (e instanceof UnknownTaskError) throw new ValidationError('run request', [{ path: 'task', message: e.message }]);
     if (e instanceof ValidationError) throw new ValidationError('run request', e.issues);
@@ -41,8 +51,13 @@ export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute =
   }
 
   const issues: Issue[] = [];
-  const problem = task.problem.safeParse(request.problem);
+  const problem = task.problem.safeParse(sent.problem);
   if (!problem.success) issues.push(...zodIssues(problem.error, 'problem'));
+  const { analyzed, labels } = sentGoO
+    ? { analyzed: sentGoO, labels: sent.labels }
+    : schemeGoO(task, sent, problem.success ? { problem: problem.data } : { issues });
+  const { scheme: _named, ...rest } = sent;
+  const request: RunRequest = { ...rest, goo: sent.goo ?? analyzed.goo, labels };
   // Operations in forEach bodies run like any other: the task must serve them too.
   everyOperation(request.goo.operations, (op, at) => {
     const path = ['goo', 'operations', ...at];
@@ -58,7 +73,29 @@ export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute =
   if (problem.success && route.storeThreshold === undefined)
     issues.push(...footprintIssues(jsonBytes(request.problem), gooWidth(analyzed, request.llm.fanOut === 'perSample')));
   if (issues.length) throw new ValidationError('run request', issues);
-  return { request, analyzed, task, problem: problem.data };
+  return { request, sent: { ...sent, labels }, analyzed, task, problem: problem.data };
+}
+
+/**
+ * The GoO of the request's named scheme, checked like a GoO sent, and the labels it implies (the
+ * scheme's name and size, as `got run` labels its runs; labels sent win). Needs a valid problem.
+ */
+function schemeGoO(
+  task: AnyTask,
+  sent: SentRunRequest,
+  problem: { problem: unknown } | { issues: Issue[] },
+): { analyzed: AnalyzedGoO; labels: SentRunRequest['labels'] } {
+  if ('issues' in problem) throw new ValidationError('run request', problem.issues);
+  const scheme = sent.scheme!;
+  const expanded = expandScheme(task, scheme, problem.problem, sent.llm);
+  let analyzed: AnalyzedGoO;
+  try {
+    analyzed = validateGoO(expanded.goo);
+  } catch (e) {
+    if (e instanceof ValidationError) throw new ValidationError(`GoO of scheme "${scheme.name}"`, e.issues);
+    throw e;
+  }
+  return { analyzed, labels: { scheme: scheme.name, size: expanded.size, ...sent.labels } };
 }
 
 /**

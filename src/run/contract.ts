@@ -1,13 +1,16 @@
 import { z } from 'zod';
+import { TASKS } from '../tasks/registry';
 import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult } from './request';
+import { problemSchemaFile, taskCatalogue } from './task-catalogue';
 import { DEFAULT_TASK_QUEUE, FAILURE, WORKFLOW_TYPE } from './wire';
 
 /**
  * The public contract of the Controller workflow, for clients in any language: its type name, task
- * queue, input and output, queries and update, as JSON Schema generated from the zod schemas the
- * code itself uses. `npm run schema` writes it to schema/; a test fails when it is stale.
+ * queue, input and output, queries and update, and the built-in tasks (their problems, prompts and
+ * schemes), as JSON Schema generated from the zod schemas the code itself uses. `npm run schema`
+ * writes it to schema/ (file names may have a folder: `tasks/...`); a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.5.0';
+export const CONTRACT_VERSION = '1.6.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>),
@@ -21,6 +24,7 @@ export function contractFiles(): Record<string, unknown> {
       workflowType: WORKFLOW_TYPE,
       defaultTaskQueue: DEFAULT_TASK_QUEUE,
       input: { args: ['run-request.schema.json'] },
+      tasks: 'tasks.json',
       output: 'run-result.schema.json',
       queries: {
         progress: 'progress.schema.json',
@@ -29,7 +33,8 @@ export function contractFiles(): Record<string, unknown> {
       },
       updates: { scoreThoughts: { args: ['human-scores.schema.json'], returns: { accepted: 'number of scores accepted' } } },
       failures: {
-        [FAILURE.validation]: 'the request is invalid (details: issues with the path of each offending field); nothing was spent',
+        [FAILURE.validation]:
+          'the request is invalid, a named scheme included (details: issues with the path of each offending field); nothing was spent',
         [FAILURE.runFailed]: 'an operation failed for good (e.g. the API key was rejected); the partial GRS stays inspectable',
       },
     },
@@ -43,6 +48,13 @@ export function contractFiles(): Record<string, unknown> {
       'Operations waiting for human scores (query "pendingHumanScores")',
     ),
     'human-scores.schema.json': jsonSchema(HumanScores, 'input', 'Scores from a person (update "scoreThoughts")'),
+    'tasks.json': taskCatalogue(),
+    ...Object.fromEntries(
+      Object.values(TASKS).map((task) => [
+        problemSchemaFile(task.id),
+        jsonSchema(task.problem, 'input', `The problem of task "${task.id}" (${task.title})`),
+      ]),
+    ),
   };
 }
 

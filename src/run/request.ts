@@ -78,22 +78,61 @@ export const Budget = z
   })
   .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, 'a budget needs maxCostUsd or maxTokens');
 
-export const RunRequest = z.strictObject({
-  /** A built-in task's id, or a task declared as data (see src/tasks/declarative). */
-  task: TaskRefSchema,
-  /** The task's problem (e.g. `{ list: [...] }` for sorting); validated by the task before any LLM call. */
-  problem: z.json(),
-  goo: GoO,
-  llm: LlmSettings.default(LlmSettings.parse({})),
-  budget: Budget.optional(),
-  /** Seeds the LLM requests, so a rerun (or a resumed run) asks exactly the same questions. */
-  seed: z.number().int().min(0).default(0),
-  /** Free-form labels shown in the Web UI and the GRS (scheme, sample, size...). */
-  labels: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
-});
+/** The largest `scheme.size` a request may name; the GoO limits bound what a scheme builds for it. */
+export const MAX_SCHEME_SIZE = 100_000;
 
-export type RunRequest = z.infer<typeof RunRequest>;
+/**
+ * A scheme of the task named instead of a GoO: the worker builds the GoO with the task's own scheme
+ * code before any LLM call (schema/tasks.json lists each task's schemes and their parameters).
+ */
+export const NamedScheme = z.strictObject({
+  name: z.string().min(1).describe("one of the task's schemes (schema/tasks.json), e.g. got"),
+  size: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SCHEME_SIZE)
+    .optional()
+    .describe("the problem size the scheme is shaped for; default: the problem's own size (tasks.json: sizeMeans)"),
+  params: z
+    .record(z.string(), z.union([z.number(), z.string(), z.boolean()]))
+    .optional()
+    .describe("values of the scheme's tunable parameters (tasks.json); those left out take the paper's values"),
+});
+export type NamedScheme = z.infer<typeof NamedScheme>;
+
+export const RunRequest = z
+  .strictObject({
+    /** A built-in task's id, or a task declared as data (see src/tasks/declarative). */
+    task: TaskRefSchema,
+    /** The task's problem (e.g. `{ list: [...] }` for sorting); validated by the task before any LLM call. */
+    problem: z.json(),
+    goo: GoO.optional().describe('the Graph of Operations to run (or name a scheme instead)'),
+    scheme: NamedScheme.optional().describe(
+      "a scheme of the task instead of a GoO: the worker expands it, for the model's context window (llm.contextTokens or the model's known window)",
+    ),
+    llm: LlmSettings.default(LlmSettings.parse({})),
+    budget: Budget.optional(),
+    /** Seeds the LLM requests, so a rerun (or a resumed run) asks exactly the same questions. */
+    seed: z.number().int().min(0).default(0),
+    /** Free-form labels shown in the Web UI and the GRS (scheme, sample, size...). */
+    labels: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
+  })
+  .superRefine((request, ctx) => {
+    if (request.goo !== undefined && request.scheme !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['scheme'], message: 'give either a GoO (goo) or a scheme by name, not both' });
+    if (request.goo === undefined && request.scheme === undefined)
+      ctx.addIssue({ code: 'custom', path: ['goo'], message: 'missing: expected a GoO, or a scheme of the task by name (scheme)' });
+  })
+  // The refinement above, as JSON Schema says it to clients in other languages.
+  .meta({ oneOf: [{ required: ['goo'] }, { required: ['scheme'] }] });
+
+/** A run request as a client sends it: a GoO, or a scheme the worker expands to one. */
 export type RunRequestInput = z.input<typeof RunRequest>;
+/** A request as sent, its defaults filled in; a scheme is still named, not expanded. */
+export type SentRunRequest = z.infer<typeof RunRequest>;
+/** A request as the Controller runs it: its GoO is the one sent, or the one its named scheme expanded to. */
+export type RunRequest = Omit<SentRunRequest, 'goo' | 'scheme'> & { goo: GoO };
 export type LlmSettings = z.infer<typeof LlmSettings>;
 
 export const RunResult = z.object({

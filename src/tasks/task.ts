@@ -99,6 +99,8 @@ export interface Task<P = unknown> {
   tunables?: Record<string, (size: number) => SearchSpace>;
   /** The problem's size, used to pick a scheme shape (e.g. the list length). */
   sizeOf(problem: P): number;
+  /** What `sizeOf` counts, in words (e.g. "numbers in the list"): how the contract's task catalogue explains a scheme's default size. */
+  sizeMeans?: string;
   rootState(problem: P): ThoughtState;
   /** A thought's answer as a person reads it (the sorted list, the merged document...). */
   answerText(state: ThoughtState): string;

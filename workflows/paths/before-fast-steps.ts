@@ -22,8 +22,10 @@ export const beforeFastSteps: RunPath = {
     let request: RunRequest;
     let analyzed: AnalyzedGoO;
     try {
-      request = parseOrThrow(RunRequest, input, 'run request');
-      analyzed = validateGoO(request.goo);
+      const sent = parseOrThrow(RunRequest, input, 'run request');
+      // This generation never expanded named schemes: a request without a GoO is refused here.
+      analyzed = validateGoO(sent.goo);
+      request = sent as RunRequest;
     } catch (e) {
       // A thrown plain Error would retry the workflow task forever; a bad request must fail the run at once.
       if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, FAILURE.validation, e.issues);

@@ -2,14 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { ValidationError } from '../../goo/validate';
-import { contextTokensOf } from '../../llm/context-windows';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput, RunResult } from '../../run/request';
 import { DEFAULT_PRICING } from '../../run/wire';
 import { payloadRouteFromEnv } from '../../store/route';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
-import type { AnyTask, SchemeOptions } from '../../tasks/task';
+import type { AnyTask } from '../../tasks/task';
 import { applyConfig, readTunableGoO, TUNABLE_KEY } from '../../tune/template';
 import { defaultLlmSource, defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
 import { chooseProblem } from '../problem';
@@ -65,8 +64,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     if (e instanceof UnknownTaskError) throw new ValidationError('options', [{ path: '--task', message: e.message }]);
     throw e;
   }
-  const scheme = task.schemes[o.scheme];
-  if (!scheme) {
+  if (!Object.hasOwn(task.schemes, o.scheme)) {
     throw new ValidationError('options', [
       {
         path: '--scheme',
@@ -93,8 +91,8 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     // A declared task travels in the request itself: no worker has to be redeployed for it.
     task: declaration ?? task.id,
     problem: problem as RunRequestInput['problem'],
-    // Schemes that must keep every prompt inside the model's window get it (doc-merge: by sections, decision 36).
-    goo: o.goo ? gooFromFile(o.goo) : schemeFor(scheme, { size, problem, contextTokens: contextTokensOf(llm) }),
+    // A scheme goes by name: the worker builds its GoO for the problem's size and the model's window (decisions 36, 50).
+    ...(o.goo ? { goo: gooFromFile(o.goo) } : { scheme: { name: o.scheme } }),
     llm: {
       ...llm,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
@@ -119,7 +117,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
 
 export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport | undefined> {
   const request = requestFromOptions(o);
-  const { request: checked } = checkRun(request, payloadRouteFromEnv()); // refuse bad input before a server, a worker or an LLM is touched
+  const { sent: checked } = checkRun(request, payloadRouteFromEnv()); // refuse bad input before a server, a worker or an LLM is touched
   if (o.dryRun) {
     console.log(JSON.stringify(request, null, 2));
     return undefined;
@@ -206,16 +204,6 @@ async function withProgressBar(
   } finally {
     clearInterval(poll);
     bar.stop();
-  }
-}
-
-/** The scheme's GoO; a problem or window the scheme cannot serve is bad input, named as the scheme's. */
-function schemeFor(scheme: AnyTask['schemes'][string], options: SchemeOptions): RunRequestInput['goo'] {
-  try {
-    return scheme(options);
-  } catch (e) {
-    if (e instanceof RangeError) throw new ValidationError('options', [{ path: '--scheme', message: e.message }]);
-    throw e;
   }
 }
 

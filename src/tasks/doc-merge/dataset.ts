@@ -54,7 +54,8 @@ export function docMergeProblemSchema({ maxDocumentChars = MAX_DOCUMENT_CHARS } 
     documents: z
       .array(documentText(maxDocumentChars))
       .min(MIN_DOCUMENTS, `merging needs at least ${MIN_DOCUMENTS} documents`)
-      .max(MAX_DOCUMENTS, `at most ${MAX_DOCUMENTS} documents can be merged in one run`),
+      .max(MAX_DOCUMENTS, `at most ${MAX_DOCUMENTS} documents can be merged in one run`)
+      .describe(`the documents to merge, each plain text: not empty, at most ${maxDocumentChars.toLocaleString('en-US')} characters`),
   });
 }
 

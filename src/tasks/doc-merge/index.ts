@@ -112,6 +112,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
   splits: docMergeSplits,
   tunables: docMergeTunables,
   sizeOf: (p) => p.documents.length,
+  sizeMeans: 'documents',
   rootState: (p): DocMergeState => ({ documents: p.documents.map((_, i) => i) }),
   checkParams: (_prompt, params, problem) => {
     if (params.documents === undefined) return [];

@@ -8,7 +8,10 @@ import { answerPrompt, proposePrompt, valuePrompt } from './prompts';
 import { game24Schemes, game24Tunables } from './schemes';
 
 export const Game24Problem = z.strictObject({
-  numbers: z.array(z.number().int().min(1).max(13)).length(4, 'a Game of 24 puzzle is four numbers'),
+  numbers: z
+    .array(z.number().int().min(1).max(13))
+    .length(4, 'a Game of 24 puzzle is four numbers')
+    .describe('the four numbers (1 to 13) to combine into 24'),
 });
 export type Game24Problem = z.infer<typeof Game24Problem>;
 
@@ -52,6 +55,7 @@ export const game24Task: Task<Game24Problem> = {
   tunables: game24Tunables,
   llmScorers: { value },
   sizeOf: (p) => p.numbers.length,
+  sizeMeans: 'numbers in the puzzle (always 4)',
   rootState: (p): Game24State => ({ left: p.numbers, steps: [] }),
   answerText: (state) => {
     const s = asState(state);

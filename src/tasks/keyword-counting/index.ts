@@ -9,9 +9,14 @@ import { addCounts, type Counts, countError, countMentions, sameCounts, tally, U
 
 export const KeywordCountingProblem = z
   .strictObject({
-    text: z.string().min(1, 'a text to count countries in').max(200_000),
+    text: z.string().min(1, 'a text to count countries in').max(200_000).describe('the text to count the countries mentioned in'),
     /** Every mention of a country in the text, in order and with repeats: the ground truth, and the keywords. */
-    countries: z.array(z.string().min(1)).max(10_000),
+    countries: z
+      .array(z.string().min(1))
+      .max(10_000)
+      .describe(
+        'every mention of a country in the text, in order and with repeats (the ground truth; each name as often as the text has it)',
+      ),
   })
   .superRefine(({ text, countries }, ctx) => {
     // Parts are scored by counting the names in their passage; the list must agree with that count.
@@ -101,6 +106,7 @@ export const keywordCountingTask: Task<KeywordCountingProblem> = {
   schemes: keywordCountingSchemes,
   tunables: keywordCountingTunables,
   sizeOf: (p) => splitSentences(p.text).length,
+  sizeMeans: 'sentences in the text',
   rootState: (p): KeywordCountingState => ({ text: p.text }),
   answerText: (state) => {
     const s = asState(state);

@@ -8,8 +8,10 @@ import { setIntersectionSchemes, setIntersectionTunables } from './schemes';
 import { errorScope, intersect, UNPARSEABLE_SCORE } from './score';
 
 export const SetIntersectionProblem = z.strictObject({
-  set1: IntegerSet.min(1, 'set1 needs at least one number'),
-  set2: IntegerSet.min(1, 'set2 needs at least one number'),
+  set1: IntegerSet.min(1, 'set1 needs at least one number').describe('the first set: distinct whole numbers'),
+  set2: IntegerSet.min(1, 'set2 needs at least one number').describe(
+    'the second set: distinct whole numbers (the one GoT splits into parts)',
+  ),
 });
 export type SetIntersectionProblem = z.infer<typeof SetIntersectionProblem>;
 
@@ -70,6 +72,7 @@ export const setIntersectionTask: Task<SetIntersectionProblem> = {
   tunables: setIntersectionTunables,
   // The second set is the one the GoT scheme splits into parts of 16.
   sizeOf: (p) => p.set2.length,
+  sizeMeans: 'numbers in set2',
   rootState: (p): SetIntersectionState => ({ set1: p.set1, subset: p.set2 }),
   answerText: (state) => {
     const s = asState(state);

@@ -9,7 +9,11 @@ import { errorScope, UNPARSEABLE_SCORE } from './score';
 import { sortingSplits } from './splits';
 
 export const SortingProblem = z.strictObject({
-  list: z.array(z.number().int()).min(2, 'a list to sort needs at least 2 numbers').max(4096),
+  list: z
+    .array(z.number().int())
+    .min(2, 'a list to sort needs at least 2 numbers')
+    .max(4096)
+    .describe("the numbers to sort (whole numbers; the paper's lists are digits 0-9)"),
 });
 export type SortingProblem = z.infer<typeof SortingProblem>;
 
@@ -57,6 +61,7 @@ export const sortingTask: Task<SortingProblem> = {
   tunables: sortingTunables,
   splits: sortingSplits,
   sizeOf: (p) => p.list.length,
+  sizeMeans: 'numbers in the list',
   rootState: (p): SortingState => ({ unsorted: p.list, list: p.list }),
   answerText: (state) => {
     const s = asState(state);
