@@ -1,9 +1,13 @@
 import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resultOf, startRun } from '../src/client/runs';
+import { queryProgress, resultOf, startRun } from '../src/client/runs';
 import type { Grs, Thought } from '../src/grs/types';
+import { rebuildGrs, runRequestOf } from '../src/inspect/rebuild';
+import { checkRun } from '../src/run/check';
 import type { RunRequestInput, RunResult } from '../src/run/request';
-import { WORKFLOW_TYPE } from '../src/run/wire';
+import { GOT_SEARCH_ATTRIBUTES as SA } from '../src/run/search-attributes';
+import { FAILURE, WORKFLOW_TYPE } from '../src/run/wire';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { type Harness, startHarness } from './support/harness';
 
@@ -137,5 +141,60 @@ describe('the Controller workflow on document merging', () => {
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect(((error as WorkflowFailedError).cause as Error).message).toMatch(/problem\.documents\[2\]: the document is empty/);
     expect(h.llm.stats().requests).toBe(0);
+  });
+});
+
+describe('a document merge whose request names its scheme instead of sending a GoO', () => {
+  it('runs the GoO the worker expands, seen everywhere exactly as if the client had sent it', async () => {
+    const byGoo = await run('got');
+    h.llm.resetStats();
+    // Started as a client in another language starts it: no check or expansion on this side, no labels.
+    const handle = await h.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: h.taskQueue,
+      workflowId: `doc-merge-by-name-${Date.now()}`,
+      args: [{ task: 'doc-merge', problem, scheme: { name: 'got' } } satisfies RunRequestInput],
+    });
+    const result = (await handle.result()) as RunResult;
+    // The same questions (same seed) in the same graph: the same thoughts, calls and answer.
+    const shape = (grs: Grs) => grs.operations.map((o) => [o.id, o.type, o.inputThoughts, o.outputThoughts]);
+    expect(shape(result.grs)).toEqual(shape(byGoo.grs));
+    expect(result.grs.calls.map((c) => [c.operationId, c.samples])).toEqual(byGoo.grs.calls.map((c) => [c.operationId, c.samples]));
+    expect(result.best!.state.merged).toBe(byGoo.best!.state.merged);
+    expect(h.llm.stats().requests).toBe(23);
+    // Labels and search attributes as `got run` sets them; the progress query and the details line count the expanded graph.
+    expect(result.labels).toEqual({ scheme: 'got', size: 4 });
+    const { typedSearchAttributes } = await handle.describe();
+    expect(typedSearchAttributes.get(SA.scheme)).toBe('got');
+    expect((await queryProgress(handle)).operationsTotal).toBe(9);
+    const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(currentDetails).toMatch(/^\*\*9 of 9 operations done\*\*/);
+    // Rebuilt from history alone: the same GRS, and the request with the GoO the worker built.
+    const history = await handle.fetchHistory();
+    expect(await rebuildGrs(history)).toEqual(result.grs);
+    const ran = await runRequestOf(history);
+    expect(ran.scheme).toBeUndefined();
+    expect(ran.goo).toEqual(checkRun(docMergeRun('got')).request.goo);
+    expect(ran.problem).toEqual(problem);
+  });
+
+  it('refuses a scheme the task does not have before any LLM call, naming the field in the failure details', async () => {
+    h.llm.resetStats();
+    const handle = await h.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: h.taskQueue,
+      workflowId: `doc-merge-bad-scheme-${Date.now()}`,
+      args: [{ task: 'doc-merge', problem, scheme: { name: 'magic', params: { merges: 3 } } } satisfies RunRequestInput],
+    });
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause.type).toBe(FAILURE.validation);
+    // The failure's first detail is the list of issues, each with the path of the field it is about.
+    expect(cause.details).toEqual([
+      [{ path: 'scheme.name', message: expect.stringMatching(/no scheme "magic"; expected one of: io, cot, tot, got, got2/) }],
+    ]);
+    expect(h.llm.stats().requests).toBe(0);
+    // Refused before it was expanded: the history has the request as sent.
+    expect((await runRequestOf(await handle.fetchHistory())).scheme).toEqual({ name: 'magic', params: { merges: 3 } });
   });
 });
