@@ -2,13 +2,14 @@
  * Records the event histories the replay test (test/replay.test.ts) replays against the current
  * Controller: one small real run of every task's GoT scheme, one run that fails half way and one
  * run scored by a person (the `standard` runs), and runs whose graph grows at run time through
- * forEach operations (the `for-each` runs). Each deliberate change of the workflow records a new
+ * forEach operations (the `for-each` runs), and runs whose request names a scheme for the worker to
+ * expand instead of sending a GoO, one of them refused (the `scheme` runs). Each deliberate change of the workflow records a new
  * generation beside the earlier ones, which stay: the point of the fixtures is that an accidental
  * change of the Controller's commands breaks the replay of runs recorded by an older worker. A
  * change that adds behaviour without altering what existing GoOs do records only the runs that
  * use it (`--runs for-each`).
  *
- *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|all]   e.g. 2-fast-steps
+ *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|all]   e.g. 2-fast-steps
  *
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
@@ -24,18 +25,19 @@ import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import { GooBuilder } from '../src/goo/builder';
 import type { GoO } from '../src/goo/schema';
 import type { RunRequestInput } from '../src/run/request';
+import { WORKFLOW_TYPE } from '../src/run/wire';
 import { startSimulatedLlm } from '../src/simllm/server';
 import { TASKS } from '../src/tasks/registry';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 import { pendingHumanScoresQuery, scoreThoughtsUpdate } from '../workflows/definitions';
 
 const GENERATION = process.argv[2];
-const RUN_SETS = ['standard', 'for-each', 'all'] as const;
+const RUN_SETS = ['standard', 'for-each', 'scheme', 'all'] as const;
 const runsFlag = process.argv.indexOf('--runs');
 const RUN_SET = (runsFlag > 0 ? process.argv[runsFlag + 1] : 'all') as (typeof RUN_SETS)[number];
 if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION) || !RUN_SETS.includes(RUN_SET)) {
   console.error(
-    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|all]   (e.g. 2-fast-steps: a number, then what changed)',
+    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|all]   (e.g. 2-fast-steps: a number, then what changed)',
   );
   process.exit(2);
 }
@@ -164,8 +166,9 @@ async function main() {
 
   try {
     await mkdir(OUT_DIR, { recursive: true });
-    if (RUN_SET !== 'for-each') await recordStandard();
-    if (RUN_SET !== 'standard') await recordForEach();
+    if (RUN_SET === 'standard' || RUN_SET === 'all') await recordStandard();
+    if (RUN_SET === 'for-each' || RUN_SET === 'all') await recordForEach();
+    if (RUN_SET === 'scheme' || RUN_SET === 'all') await recordSchemeByName();
     const total = written.reduce((s, w) => s + w.bytes, 0);
     log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
   } finally {
@@ -175,6 +178,30 @@ async function main() {
     await connection.close();
     await llm.close();
     await server.stop();
+  }
+
+  /** Requests that name a scheme, started as a client in another language starts them: no check or expansion on this side. */
+  async function recordSchemeByName(): Promise<void> {
+    const problem = TASKS.sorting!.generateProblem(32, SEED) as RunRequestInput['problem'];
+    const runs: [name: string, scheme: RunRequestInput['scheme']][] = [
+      ['sorting-got-32-by-name', { name: 'got' }],
+      ['sorting-tot-32-tuned-by-name', { name: 'tot', size: 32, params: { branches: 4, levels: 2 } }],
+      // Refused by the worker before any LLM call: the scheme does not exist.
+      ['sorting-unknown-scheme-failed', { name: 'magic' }],
+    ];
+    for (const [name, scheme] of runs) {
+      const handle = await client.workflow.start(WORKFLOW_TYPE, {
+        taskQueue,
+        workflowId: `fixture-${name}`,
+        args: [{ task: 'sorting', problem, scheme, labels: { sample: SEED } } satisfies RunRequestInput],
+      });
+      const failed = await handle.result().then(
+        () => false,
+        () => true,
+      );
+      if (failed !== name.endsWith('-failed')) throw new Error(`${name} ${failed ? 'failed' : 'completed'} unexpectedly`);
+      await save(name, handle);
+    }
   }
 
   async function recordForEach(): Promise<void> {

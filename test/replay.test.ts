@@ -8,7 +8,8 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LlmStepResult } from '../activities';
 import type { Grs } from '../src/grs/types';
-import { rebuildGrs } from '../src/inspect/rebuild';
+import { rebuildGrs, runRequestOf } from '../src/inspect/rebuild';
+import { checkRun } from '../src/run/check';
 import type { HumanScores, RunResult } from '../src/run/request';
 import { PATCH } from '../src/run/wire';
 import { bundleGotWorkflows } from '../worker/create';
@@ -32,9 +33,18 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/histories/', import.meta.url)
  * then with large problems passed to steps by reference (the `claim-check` patch; recorded without a
  * store, so the fixtures hold every payload). These record the standard runs; the generation since
  * forEach records only runs that grow their graph: forEach changed nothing a GoO without it
- * schedules, so it needed no patch.
+ * schedules, so it needed no patch. The generation since requests may name a scheme records every
+ * run (standard, forEach, and runs named by scheme, one refused): expanding a scheme happens inside
+ * the `prepareRun` local activity every run already had, so it needed no patch either.
  */
-const STANDARD_GENERATIONS = ['1-before-fast-steps', '2-fast-steps', '3-thought-checks', '4-reask-unusable', '6-claim-check'];
+const STANDARD_GENERATIONS = [
+  '1-before-fast-steps',
+  '2-fast-steps',
+  '3-thought-checks',
+  '4-reask-unusable',
+  '6-claim-check',
+  '7-scheme-by-name',
+];
 const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each'].sort();
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
@@ -48,7 +58,14 @@ const RUNS = [
 ];
 /** A forEach over the LLM split's thoughts; nested forEach operations over the task's splits, with a kept part. */
 const FOR_EACH_RUNS = ['sorting-foreach-32', 'sorting-foreach-nested-64'];
-const runsOf = (generation: string) => (generation === '5-for-each' ? FOR_EACH_RUNS : RUNS);
+/** Requests that named a scheme instead of sending a GoO: the paper's GoT, a tuned ToT, and an unknown scheme the worker refused. */
+const SCHEME_RUNS = ['sorting-got-32-by-name', 'sorting-tot-32-tuned-by-name', 'sorting-unknown-scheme-failed'];
+const runsOf = (generation: string) =>
+  generation === '5-for-each'
+    ? FOR_EACH_RUNS
+    : generation === '7-scheme-by-name'
+      ? [...RUNS, ...FOR_EACH_RUNS, ...SCHEME_RUNS].sort()
+      : RUNS;
 const EXPECTED = GENERATIONS.flatMap((g) => runsOf(g).map((r) => `${g}/${r}`));
 
 const fixtures: { name: string; history: History }[] = GENERATIONS.flatMap((g) =>
@@ -93,7 +110,8 @@ describe('recorded histories replay against the current Controller', () => {
   it("has, in every standard generation, a fixture for every task's GoT scheme, a failed run and a human-scored run; then runs that grow", () => {
     expect(fixtures.map((f) => f.name)).toEqual(EXPECTED);
     for (const { name, history } of fixtures) {
-      expect(history.events!.length, name).toBeGreaterThan(10);
+      // A request refused before any LLM call ends in a few events.
+      expect(history.events!.length, name).toBeGreaterThan(name.endsWith('unknown-scheme-failed') ? 5 : 10);
       expect(history.events![0]!.workflowExecutionStartedEventAttributes?.workflowType?.name, name).toBe('graphOfThoughts');
     }
   });
@@ -117,7 +135,7 @@ describe('recorded histories replay against the current Controller', () => {
         ? []
         : /^[45]-/.test(name)
           ? [PATCH.reask]
-          : name.startsWith('6-')
+          : /^[67]-/.test(name)
             ? [PATCH.claimCheck]
             : [PATCH.fastSteps];
       expect(patchesOf(history), name).toEqual(patches);
@@ -203,6 +221,34 @@ describe('recorded runs that grew their graph', () => {
     expect(splits).toHaveLength(4);
     expect(grs.operations.find((o) => o.id === 'repair')!.parts!.some((p) => p.kept)).toBe(true);
     expect(grs.operations.find((o) => o.id === 'repair')!.parts!.some((p) => !p.kept)).toBe(true);
+  });
+});
+
+describe('recorded runs that named their scheme', () => {
+  const scheduled = (history: History) =>
+    history.events!.flatMap((e) => {
+      const type = e.activityTaskScheduledEventAttributes?.activityType?.name ?? localActivityType(e);
+      return type ? [type] : [];
+    });
+
+  it('ran the GoO the worker expanded, with the same steps as a run that sent it, and read back as if it had been sent', async () => {
+    const byName = fixture('7-scheme-by-name/sorting-got-32-by-name');
+    const sent = fixture('7-scheme-by-name/sorting-got-32');
+    const input = await runRequestOf(byName);
+    expect(input.scheme).toBeUndefined();
+    expect(input.goo).toEqual(checkRun({ task: 'sorting', problem: input.problem, scheme: { name: 'got' } }).request.goo);
+    expect(input.labels).toEqual({ scheme: 'got', size: 32, sample: 3 });
+    expect(input.goo).toEqual((await runRequestOf(sent)).goo);
+    expect(scheduled(byName)).toEqual(scheduled(sent));
+    expect(completedResult(byName)!.grs.operations.map((o) => o.id)).toEqual(completedResult(sent)!.grs.operations.map((o) => o.id));
+  });
+
+  it('refused an unknown scheme in prepareRun, before any LLM call, as a ValidationError naming scheme.name', () => {
+    const history = fixture('7-scheme-by-name/sorting-unknown-scheme-failed');
+    expect(scheduled(history)).toEqual(['prepareRun']);
+    const failure = lastEvent(history).workflowExecutionFailedEventAttributes?.failure;
+    expect(failure?.applicationFailureInfo?.type).toBe('ValidationError');
+    expect(failure?.message).toMatch(/scheme\.name: task "sorting" has no scheme "magic"/);
   });
 });
 
