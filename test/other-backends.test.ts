@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
-import type { RunResult } from '../src/run/request';
+import { runRequestOf } from '../src/inspect/rebuild';
+import { checkRun } from '../src/run/check';
+import type { RunRequestInput, RunResult } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { type Harness, startHarness } from './support/harness';
 
@@ -24,7 +27,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 describe('starting runs from outside TypeScript', () => {
-  it('a Python client that knows only the published JSON Schema merges documents and reads progress and result', async () => {
+  it('a Python client that knows only the published contract names the GoT scheme, merges documents and reads progress and result', async () => {
     const { documents } = docMergeTask.generateProblem(3, 21);
     const docs = documents.map((text, i) => {
       const path = join(dir, `nda-${i}.txt`);
@@ -47,7 +50,8 @@ describe('starting runs from outside TypeScript', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(events.map((e) => e.event)).toEqual(['started', 'progress', 'completed']);
-    expect((events[1]!.progress as { operationsTotal: number }).operationsTotal).toBe(9);
+    // The progress it read is the GoO the worker built from the scheme: the paper's GoT for merging, 9 operations.
+    expect((events[1]!.progress as { operations_total: number }).operations_total).toBe(9);
     const done = events[2] as { workflowId: string; bestScore: number; merged: string; llmCalls: number };
     expect(done.bestScore).toBeGreaterThan(0);
     expect(done.merged.length).toBeGreaterThan(500);
@@ -56,25 +60,101 @@ describe('starting runs from outside TypeScript', () => {
     const result = (await h.client.workflow.getHandle(done.workflowId).result()) as RunResult;
     expect(result.best!.state.merged).toBe(done.merged);
     expect(result.grs.totals.llmCalls).toBe(done.llmCalls);
+    expect(result.labels).toEqual({ client: 'python', scheme: 'got', size: 3 });
+    // It sent the scheme's name, not a GoO; the history reads back as the GoO the worker expanded.
+    const history = await h.client.workflow.getHandle(done.workflowId).fetchHistory();
+    const sent = defaultPayloadConverter.fromPayload<RunRequestInput>(
+      history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+    );
+    expect(sent.scheme).toEqual({ name: 'got' });
+    expect(sent.goo).toBeUndefined();
+    expect((await runRequestOf(history)).goo).toEqual(
+      checkRun({ task: 'doc-merge', problem: sent.problem, scheme: { name: 'got' } }).request.goo,
+    );
+  });
+
+  /** Runs the Python client; its exit code, the JSON events it printed and its error output. */
+  async function python3Client(args: string[]): Promise<{ code: number; events: Record<string, unknown>[]; stderr: string }> {
+    const outcome = await exec(python, ['examples/python/start_merge.py', ...args]).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    const events = outcome.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { code: outcome.code, events, stderr: outcome.stderr };
+  }
+
+  it("the Python client refuses a problem the task's published schema rejects, naming the field, before contacting the server", async () => {
+    const only = join(dir, 'only.txt');
+    writeFileSync(only, docMergeTask.generateProblem(2, 3).documents[0]!);
+    // One document: the request's own schema lets any problem through; doc-merge's problem schema wants at least 2.
+    const { code, events, stderr } = await python3Client(['--address', '127.0.0.1:1', '--doc', only]);
+    expect(code).toBe(2);
+    expect(events).toEqual([
+      {
+        event: 'failed',
+        type: 'ValidationError',
+        where: expect.stringMatching(/before sending/),
+        issues: [{ path: 'problem.documents', message: expect.stringMatching(/too short/) }],
+      },
+    ]);
+    expect(stderr).toMatch(/problem\.documents: /);
+  });
+
+  it('the Python client reports, with its field, a scheme the worker refused before any LLM call', async () => {
+    const docs = docMergeTask.generateProblem(2, 4).documents.map((text, i) => {
+      const path = join(dir, `pair-${i}.txt`);
+      writeFileSync(path, text);
+      return path;
+    });
+    h.llm.resetStats();
+    const { code, events, stderr } = await python3Client([
+      '--address',
+      inject('temporalAddress'),
+      '--task-queue',
+      h.taskQueue,
+      ...docs.flatMap((d) => ['--doc', d]),
+      '--scheme',
+      'magic',
+    ]);
+    expect(code).toBe(2);
+    expect(events.map((e) => e.event)).toEqual(['started', 'failed']);
+    expect(events[1]).toEqual({
+      event: 'failed',
+      type: 'ValidationError',
+      where: 'refused by the worker (ValidationError)',
+      issues: [{ path: 'scheme.name', message: 'task "doc-merge" has no scheme "magic"; expected one of: io, cot, tot, got, got2' }],
+    });
+    expect(stderr).toMatch(/scheme\.name: task "doc-merge" has no scheme "magic"/);
+    expect(h.llm.stats().requests).toBe(0);
   });
 
   it('the Python client refuses a request the schema rejects, before contacting the server', async () => {
     const empty = join(dir, 'empty.txt');
     writeFileSync(empty, '');
     // A budget that is not positive violates the published schema (exclusiveMinimum 0).
-    const error = await exec(python, [
-      'examples/python/start_merge.py',
-      '--address',
-      '127.0.0.1:1',
-      '--doc',
-      empty,
-      '--doc',
-      empty,
-      '--budget-usd',
-      '-1',
-    ]).catch((e: { stderr: string; code: number }) => e);
-    expect((error as { code: number }).code).not.toBe(0);
-    expect((error as { stderr: string }).stderr).toMatch(/ValidationError.*-1/s);
+    const { code, stderr } = await python3Client(['--address', '127.0.0.1:1', '--doc', empty, '--doc', empty, '--budget-usd', '-1']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/budget\.maxCostUsd: -1\.0 is less than or equal to the minimum of 0/);
+  });
+
+  it("docs/contract.md's `temporal workflow start` names a scheme, and runs as written", async () => {
+    // The command exactly as the document shows it, pointed at this test's server and worker.
+    const command = commandIn(readFileSync('docs/contract.md', 'utf8'), 'temporal workflow start')
+      .replace('--task-queue got ', `--task-queue ${h.taskQueue} `)
+      .replace(/--workflow-id (\S+)/, `--workflow-id $1-${Date.now()}`);
+    expect(command).toMatch(/--input '\{.*"scheme": \{"name": "got"/);
+    const env = { ...process.env, PATH: `${dirname(temporal)}:${process.env.PATH}`, TEMPORAL_ADDRESS: inject('temporalAddress') };
+    const { stdout } = await exec('bash', ['-c', `${command} --output json`], { env });
+    const { workflowId } = JSON.parse(stdout) as { workflowId: string };
+    const result = (await h.client.workflow.getHandle(workflowId).result()) as RunResult;
+    expect(result.task).toBe('sorting');
+    expect(result.status).toBe('answered');
+    expect(result.labels).toEqual({ scheme: 'got', size: 16 });
+    expect(result.grs.operations.map((o) => o.id)).toEqual(expect.arrayContaining(['split', 'part-0', 'part-1', 'final']));
   });
 
   it('the temporal CLI starts a run from a JSON file and queries it', async () => {
@@ -113,3 +193,17 @@ describe('starting runs from outside TypeScript', () => {
     expect(stdout).toMatch(/"operationsDone":\s*4/);
   });
 });
+
+/** The first command of a Markdown document starting with `start`, its continued lines joined. */
+function commandIn(markdown: string, start: string): string {
+  const lines = markdown.split('\n');
+  const first = lines.findIndex((l) => l.startsWith(start));
+  if (first < 0) throw new Error(`no line starting with "${start}"`);
+  let command = '';
+  for (let i = first; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (!line.endsWith('\\')) return `${command}${line}`;
+    command += `${line.slice(0, -1)}`;
+  }
+  return command;
+}

@@ -1,102 +1,262 @@
 """Start a document merge from Python, knowing only the published contract (schema/).
 
-    python examples/python/start_merge.py --address 127.0.0.1:7233 --doc a.txt --doc b.txt
+    python examples/python/start_merge.py --address 127.0.0.1:7233 --doc a.txt --doc b.txt [--scheme got] [--param merges=3]
 
-Needs `pip install temporalio jsonschema`. The request is validated against
-schema/run-request.schema.json before it is sent, so a mistake is reported here, naming the field.
+Needs `pip install temporalio jsonschema`. The request names one of the task's schemes (schema/tasks.json)
+and the worker builds its GoO. Before anything is sent, the request is checked against
+schema/run-request.schema.json and its problem against the task's problem schema, so a mistake is
+reported here, naming the field (exit code 2). A request the worker refuses (an unknown scheme, a
+parameter out of range) fails the run with a ValidationError whose details name each field: reported
+the same way. Prints one JSON line per event on stdout: started, progress, then completed or failed.
 """
 import argparse
 import asyncio
 import json
 import os
-import sys
 import pathlib
+import sys
 import uuid
+from dataclasses import dataclass
+from typing import Any
 
 import jsonschema
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.exceptions import ApplicationError
 
 SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schema"
+TASK = "doc-merge"
 
 
 def load(name: str) -> dict:
     return json.loads((SCHEMA_DIR / name).read_text())
 
 
-def merge_request(documents: list[str], scheme_goo: dict, budget_usd: float | None) -> dict:
+CONTRACT = load("contract.json")
+CATALOGUE = load(CONTRACT["tasks"])
+PROGRESS_QUERY = "progress"
+
+
+class ContractChanged(Exception):
+    """The published schemas no longer have a field this client reads."""
+
+
+def schema_fields(schema: dict, *path: str) -> set[str]:
+    """The property names of the (sub)schema at `path` (properties to descend through)."""
+    for key in path:
+        schema = schema["properties"][key]
+    return set(schema["properties"])
+
+
+def read(value: dict, fields: dict[str, str], known: set[str]) -> dict[str, Any]:
+    """The schema's fields this client reads, by their Python names; a field the contract lost fails loudly."""
+    missing = sorted(set(fields.values()) - known)
+    if missing:
+        raise ContractChanged(f"the contract no longer has the fields {missing}: update this client")
+    return {name: value.get(field) for name, field in fields.items()}
+
+
+PROGRESS_FIELDS = schema_fields(load(CONTRACT["queries"][PROGRESS_QUERY]))
+RESULT_FIELDS = schema_fields(load(CONTRACT["output"]))
+TOTALS_FIELDS = schema_fields(load(CONTRACT["output"]), "grs", "totals")
+THOUGHT_FIELDS = schema_fields(load(CONTRACT["output"]), "best")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The `progress` query's answer (schema/progress.schema.json), the fields this client shows."""
+
+    operations_done: int
+    operations_total: int
+    running: list[str]
+    llm_calls: int
+    cost_usd: float
+
+    @classmethod
+    def of(cls, value: dict) -> "Progress":
+        fields = {"operations_done": "operationsDone", "operations_total": "operationsTotal", "running": "running",
+                  "llm_calls": "llmCalls", "cost_usd": "costUsd"}
+        return cls(**read(value, fields, PROGRESS_FIELDS))
+
+
+@dataclass(frozen=True)
+class Thought:
+    """A thought of the result (run-result.schema.json, `best`)."""
+
+    id: str
+    score: float | None
+    valid: bool
+    state: dict
+
+    @classmethod
+    def of(cls, value: dict) -> "Thought":
+        return cls(**read(value, {"id": "id", "score": "score", "valid": "valid", "state": "state"}, THOUGHT_FIELDS))
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The workflow's result (schema/run-result.schema.json), the fields this client reads."""
+
+    status: str | None
+    best: Thought | None
+    no_answer: dict | None
+    llm_calls: int
+    cost_usd: float
+
+    @classmethod
+    def of(cls, value: dict) -> "RunResult":
+        top = read(value, {"status": "status", "best": "best", "no_answer": "noAnswer", "grs": "grs"}, RESULT_FIELDS)
+        totals = read(top["grs"]["totals"], {"llm_calls": "llmCalls", "cost_usd": "costUsd"}, TOTALS_FIELDS)
+        best = Thought.of(top["best"]) if top["best"] else None
+        return cls(status=top["status"], best=best, no_answer=top["no_answer"], **totals)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One offending field: its path in the request, and what is wrong with it."""
+
+    path: str
+    message: str
+
+
+class RunRefused(Exception):
+    """The request cannot run: refused here by a schema, or by the worker (a ValidationError)."""
+
+    def __init__(self, where: str, issues: list[Issue]):
+        super().__init__(f"{where}:\n" + "\n".join(f"  - {i.path or '(root)'}: {i.message}" for i in issues))
+        self.where = where
+        self.issues = issues
+
+
+def schema_issues(instance: Any, schema: dict, prefix: str = "") -> list[Issue]:
+    """Every way `instance` breaks `schema`, with paths written as the worker writes them (`problem.documents[0]`)."""
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    issues = []
+    for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+        path = prefix
+        for key in error.absolute_path:
+            path = f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+        issues.append(Issue(path, error.message))
+    return issues
+
+
+def check(request: dict) -> None:
+    """The request against the contract, and its problem against the task's own schema, before anything is sent."""
+    issues = schema_issues(request, load(CONTRACT["input"]["args"][0]))
+    issues += schema_issues(request["problem"], load(CATALOGUE["tasks"][request["task"]]["problem"]), "problem")
+    if issues:
+        raise RunRefused("refused before sending (the published schemas)", issues)
+
+
+def merge_request(documents: list[str], scheme: str, params: dict, budget_usd: float | None) -> dict:
+    # The scheme's size defaults to the problem's (for doc-merge: the number of documents); the worker labels the run with both.
     request = {
-        "task": "doc-merge",
+        "task": TASK,
         "problem": {"documents": documents},
-        "goo": scheme_goo,
-        "labels": {"scheme": "python-got", "size": len(documents)},
+        "scheme": {"name": scheme, **({"params": params} if params else {})},
+        "labels": {"client": "python"},
     }
     if budget_usd is not None:
         request["budget"] = {"maxCostUsd": budget_usd}
     return request
 
 
-# The paper's GoT for document merging, written as data: merge 5 times, judge, keep 3, aggregate,
-# judge, keep the best, improve it, judge, keep the best.
-def got_goo() -> dict:
-    judge = {"kind": "llm", "prompt": "judge", "samples": 3}
-    return {
-        "version": 1,
-        "operations": [
-            {"id": "merge", "type": "generate", "prompt": "merge", "k": 5},
-            {"id": "judge-merges", "type": "score", "inputs": ["merge"], "scorer": judge},
-            {"id": "best-3", "type": "keepBestN", "inputs": ["judge-merges"], "n": 3, "higherIsBetter": True},
-            {"id": "aggregate", "type": "aggregate", "inputs": ["best-3"], "prompt": "aggregate", "k": 5},
-            {"id": "judge-aggregates", "type": "score", "inputs": ["aggregate"], "scorer": judge},
-            {"id": "best", "type": "keepBestN", "inputs": ["judge-aggregates", "best-3"], "n": 1, "higherIsBetter": True},
-            {"id": "improve", "type": "generate", "inputs": ["best"], "prompt": "improve", "k": 3},
-            {"id": "judge-improved", "type": "score", "inputs": ["improve"], "scorer": judge},
-            {"id": "final", "type": "keepBestN", "inputs": ["judge-improved", "best"], "n": 1, "higherIsBetter": True},
-        ],
-    }
+def param(text: str) -> tuple[str, Any]:
+    name, _, value = text.partition("=")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        return name, value
 
 
-async def main() -> None:
+def failure_of(error: WorkflowFailureError) -> Exception:
+    """The run's failure as this client reads it: a refused request with its issues, or a run failed for another reason."""
+    cause = error.cause
+    if isinstance(cause, ApplicationError) and cause.type == "ValidationError":
+        # The first detail lists the issues, each with the path of its field.
+        found = [d for detail in cause.details for d in (detail if isinstance(detail, list) else [detail])]
+        issues = [Issue(d.get("path", ""), d.get("message", "")) for d in found if isinstance(d, dict)]
+        return RunRefused("refused by the worker (ValidationError)", issues or [Issue("", cause.message)])
+    if isinstance(cause, ApplicationError) and cause.type in CONTRACT["failures"]:
+        return RuntimeError(f"{cause.type}: {cause.message} ({CONTRACT['failures'][cause.type]})")
+    return RuntimeError(str(cause or error))
+
+
+def emit(event: dict) -> None:
+    print(json.dumps(event), flush=True)
+
+
+async def first_progress(handle, result: asyncio.Task) -> Progress | None:
+    """Progress once the worker has checked the request and built the scheme's GoO (until then it counts no operations)."""
+    while not result.done():
+        progress = Progress.of(await handle.query(PROGRESS_QUERY))
+        if progress.operations_total > 0:
+            return progress
+        await asyncio.wait([result], timeout=0.1)
+    return None
+
+
+async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--address", default="127.0.0.1:7233")
     parser.add_argument("--namespace", default="default")
     parser.add_argument("--task-queue", default=None, help="default: the contract's task queue")
     parser.add_argument("--doc", action="append", required=True, help="a document to merge (repeat)")
+    parser.add_argument("--scheme", default="got", help=f"one of {', '.join(CATALOGUE['tasks'][TASK]['schemes'])} (schema/tasks.json)")
+    parser.add_argument("--param", action="append", type=param, default=[], help="a tunable parameter of the scheme, name=value (repeat)")
     parser.add_argument("--budget-usd", type=float, default=None)
     parser.add_argument("--out", default=None, help="write the merged document here")
     args = parser.parse_args()
 
-    contract = load("contract.json")
-    request = merge_request([pathlib.Path(p).read_text() for p in args.doc], got_goo(), args.budget_usd)
-    jsonschema.validate(request, load("run-request.schema.json"))
+    request = merge_request([pathlib.Path(p).read_text() for p in args.doc], args.scheme, dict(args.param), args.budget_usd)
+    try:
+        check(request)
+        client = await Client.connect(args.address, namespace=args.namespace)
+        handle = await client.start_workflow(
+            CONTRACT["workflowType"],
+            request,
+            id=f"got-doc-merge-python-{uuid.uuid4().hex[:8]}",
+            task_queue=args.task_queue or CONTRACT["defaultTaskQueue"],
+        )
+        emit({"event": "started", "workflowId": handle.id})
+        running = asyncio.ensure_future(handle.result())
+        progress = await first_progress(handle, running)
+        if progress:
+            emit({"event": "progress", "progress": progress.__dict__})
+        try:
+            result = RunResult.of(await running)
+        except WorkflowFailureError as error:
+            raise failure_of(error) from error
+    except RunRefused as refused:
+        emit({"event": "failed", "type": "ValidationError", "where": refused.where, "issues": [i.__dict__ for i in refused.issues]})
+        print(refused, file=sys.stderr)
+        return 2
+    except RuntimeError as failed:
+        emit({"event": "failed", "type": "RunFailed", "message": str(failed)})
+        print(failed, file=sys.stderr)
+        return 1
 
-    client = await Client.connect(args.address, namespace=args.namespace)
-    handle = await client.start_workflow(
-        contract["workflowType"],
-        request,
-        id=f"got-doc-merge-python-{uuid.uuid4().hex[:8]}",
-        task_queue=args.task_queue or contract["defaultTaskQueue"],
-    )
-    print(json.dumps({"event": "started", "workflowId": handle.id}), flush=True)
-    progress = await handle.query("progress")
-    print(json.dumps({"event": "progress", "progress": progress}), flush=True)
-    result = await handle.result()
-    best = result["best"]
+    if result.best is None or result.status == "noAnswer":
+        reason = (result.no_answer or {}).get("reason", "no final thought was scored")
+        emit({"event": "noAnswer", "workflowId": handle.id, "reason": reason})
+        return 4
+    merged = result.best.state["merged"]
     if args.out:
-        pathlib.Path(args.out).write_text(best["state"]["merged"])
-    print(json.dumps({
+        pathlib.Path(args.out).write_text(merged)
+    emit({
         "event": "completed",
         "workflowId": handle.id,
-        "bestScore": best["score"],
-        "merged": best["state"]["merged"],
-        "llmCalls": result["grs"]["totals"]["llmCalls"],
-        "costUsd": result["grs"]["totals"]["costUsd"],
-    }), flush=True)
+        "bestScore": result.best.score,
+        "merged": merged,
+        "llmCalls": result.llm_calls,
+        "costUsd": result.cost_usd,
+    })
+    return 0
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    code = asyncio.run(main())
     # The SDK's native runtime threads can still be alive while the interpreter finalizes, which
     # sometimes aborts the process after the work is done; leave without finalizing instead.
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
