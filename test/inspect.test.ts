@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { renderGrs } from '../src/cli/commands/inspect';
 import { resultOf, startRun } from '../src/client/runs';
 import { bestThought, volume } from '../src/grs/analysis';
 import { toDot, toJson, toMermaid } from '../src/grs/export';
 import { inspectRun, rebuildGrs } from '../src/inspect/rebuild';
+import { checkRun } from '../src/run/check';
 import type { RunRequestInput } from '../src/run/request';
+import { WORKFLOW_TYPE } from '../src/run/wire';
 import { TASKS } from '../src/tasks/registry';
 import { bundleGotWorkflows } from '../worker/create';
 import { type Harness, startHarness } from './support/harness';
@@ -68,6 +71,29 @@ describe('the inspect command', () => {
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(toJson(result.grs, result.best!.id)));
     expect(summary.stdout).toContain(`best thought ${result.best!.id}`);
     expect(dot.stdout).toBe(toDot(result.grs, result.best!.id));
+  });
+});
+
+describe('the inspect command on a run that named its scheme', () => {
+  it('draws the GoO the worker expanded: the HTML page and summary of the run as it returned them', async () => {
+    const problem = TASKS.sorting!.generateProblem(32, 12) as RunRequestInput['problem'];
+    // Started as a client in another language starts it: the scheme by name, nothing checked or expanded here.
+    const handle = await h.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: h.taskQueue,
+      workflowId: `inspect-by-name-${Date.now()}`,
+      args: [{ task: 'sorting', problem, scheme: { name: 'got' } } satisfies RunRequestInput],
+    });
+    const result = await resultOf(handle);
+    const got = (format: string) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'inspect', handle.workflowId, '--format', format], {
+        env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    const [html, summary] = await Promise.all([got('html'), got('summary')]);
+    expect(html.stdout).toBe(renderGrs(result.grs, 'html', handle.workflowId, TASKS.sorting!));
+    const expanded = checkRun({ task: 'sorting', problem, scheme: { name: 'got' } }).request.goo;
+    expect(result.grs.operations.map((o) => o.id)).toEqual(expanded.operations.map((o) => o.id));
+    for (const op of expanded.operations) expect(summary.stdout).toContain(`    ${op.id.padEnd(18)} ${op.type}`);
   });
 });
 
