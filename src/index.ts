@@ -20,8 +20,21 @@ export { inspectRun, rebuildGrs } from './inspect/rebuild';
 export { LlmClient, type LlmEndpoint } from './llm/client';
 export { checkRun } from './run/check';
 export { CONTRACT_VERSION, contractFiles } from './run/contract';
-export { Budget, HumanScores, LlmSettings, PendingHumanScore, Progress, RunRequest, type RunRequestInput, RunResult } from './run/request';
+export {
+  Budget,
+  HumanScores,
+  LlmSettings,
+  NamedScheme,
+  PendingHumanScore,
+  Progress,
+  RunRequest,
+  type RunRequestInput,
+  RunResult,
+  type SentRunRequest,
+} from './run/request';
+export { type ExpandedScheme, expandScheme } from './run/scheme';
 export { GOT_SEARCH_ATTRIBUTES } from './run/search-attributes';
+export { type CatalogueTask, taskCatalogue } from './run/task-catalogue';
 export {
   DEFAULT_TASK_QUEUE,
   FAILURE,
