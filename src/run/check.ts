@@ -33,7 +33,6 @@ export interface PayloadRoute {
  * operation of the GoO. Clients call it before starting a workflow; the worker's `prepareRun` calls
  * it again (its expansion of a named scheme is the one the run uses, recorded in history).
  */
-
 export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute = {}): CheckedRun {
   const parsed = RunRequest.safeParse(input);
   if (!parsed.success) throw new ValidationError('run request', requestIssues(parsed.error, input));
