@@ -124,6 +124,20 @@ describe('a worker with GOT_METRICS_ADDRESS', () => {
     expect(delta(METRIC.runsFinished.name)).toBe(1);
   });
 
+  it('counts an attempt that timed out as lost, once, by the attempt after it', async () => {
+    llm.injectFaults([{ kind: 'slow', delayMs: 60_000 }]);
+    const before = await scrape(metricsAddress);
+    const handle = await startRun(client, { ...sortingRun('io', 16), llm: { timeoutSeconds: 1, heartbeatSeconds: 10 } }, { taskQueue });
+    const { grs } = await resultOf(handle);
+    const delta = grown(before, await scrape(metricsAddress));
+    expect(grs.calls.map((c) => c.attempt)).toEqual([2]);
+    expect(delta(METRIC.llmFaults.name, { task: 'sorting', kind: 'lost' })).toBe(1);
+    expect(delta(METRIC.llmFaults.name)).toBe(1);
+    // The timed-out attempt is neither a failure the worker saw nor a cancel.
+    expect(delta(METRIC.llmCalls.name, { outcome: 'failed' }) + delta(METRIC.llmCalls.name, { outcome: 'cancelled' })).toBe(0);
+    expect(delta(METRIC.llmCalls.name, { outcome: 'answered' })).toBe(1);
+  });
+
   it('listens on the metrics port only; a worker without it opens no port at all', async () => {
     expect(listeningPorts(worker.pid)).toEqual([Number(metricsAddress.split(':')[1])]);
     const quiet = await startWorkerProcess({
