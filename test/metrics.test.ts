@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { telemetryOf } from '../src/cli/commands/doctor';
 import { resultOf, startRun } from '../src/client/runs';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { freePort } from '../src/devserver/process';
@@ -151,5 +152,21 @@ describe('a worker with GOT_METRICS_ADDRESS', () => {
     } finally {
       await quiet.stop();
     }
+  });
+});
+
+describe('the settings', () => {
+  it('turn metrics and traces on only when set, and refuse an address that is no host:port', () => {
+    expect(telemetryOf({})).toEqual({});
+    expect(
+      telemetryOf({ GOT_METRICS_ADDRESS: '0.0.0.0:9464', GOT_OTEL_TRACES: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }),
+    ).toEqual({ metrics: '0.0.0.0:9464', traces: 'otlp', tracesEndpoint: 'http://collector:4318/v1/traces' });
+    expect(telemetryOf({ GOT_METRICS_ADDRESS: '[::1]:9464', GOT_OTEL_TRACES: 'console' })).toEqual({
+      metrics: '[::1]:9464',
+      traces: 'console',
+    });
+    expect(() => telemetryOf({ GOT_METRICS_ADDRESS: '9464' })).toThrow(/GOT_METRICS_ADDRESS: host:port/);
+    expect(() => telemetryOf({ GOT_METRICS_ADDRESS: 'localhost:70000' })).toThrow(/GOT_METRICS_ADDRESS: a port up to 65535/);
+    expect(() => telemetryOf({ GOT_OTEL_TRACES: 'jaeger' })).toThrow(/GOT_OTEL_TRACES/);
   });
 });

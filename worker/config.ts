@@ -6,7 +6,7 @@ import { DEFAULT_TASK_QUEUE } from '../src/run/wire';
 const MetricsAddress = z
   .string()
   .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):([1-9][0-9]{0,4})$/, 'host:port, e.g. 127.0.0.1:9464 or 0.0.0.0:9464')
-  .refine((a) => Number(a.slice(a.lastIndexOf(':') + 1)) <= 65535, 'a port up to 65535');
+  .refine((a) => Number(/:(\d+)$/.exec(a)?.[1] ?? 0) <= 65535, 'a port up to 65535');
 
 /** Where traces go: an OTLP/HTTP collector, or stderr for a look by eye. */
 export const TracesSetting = z.enum(['otlp', 'console']);
