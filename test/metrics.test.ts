@@ -158,6 +158,7 @@ describe('a worker with GOT_METRICS_ADDRESS', () => {
 describe('the settings', () => {
   it('turn metrics and traces on only when set, and refuse an address that is no host:port', () => {
     expect(telemetryOf({})).toEqual({});
+    expect(telemetryOf({ GOT_METRICS_ADDRESS: '', GOT_OTEL_TRACES: '' })).toEqual({});
     expect(
       telemetryOf({ GOT_METRICS_ADDRESS: '0.0.0.0:9464', GOT_OTEL_TRACES: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }),
     ).toEqual({ metrics: '0.0.0.0:9464', traces: 'otlp', tracesEndpoint: 'http://collector:4318/v1/traces' });

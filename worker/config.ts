@@ -8,6 +8,9 @@ const MetricsAddress = z
   .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):([1-9][0-9]{0,4})$/, 'host:port, e.g. 127.0.0.1:9464 or 0.0.0.0:9464')
   .refine((a) => Number(/:(\d+)$/.exec(a)?.[1] ?? 0) <= 65535, 'a port up to 65535');
 
+/** An empty variable (`GOT_METRICS_ADDRESS=`, or docker-compose's `${VAR:-}`) is an unset one. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
+
 /** Where traces go: an OTLP/HTTP collector, or stderr for a look by eye. */
 export const TracesSetting = z.enum(['otlp', 'console']);
 export type TracesSetting = z.infer<typeof TracesSetting>;
@@ -43,13 +46,13 @@ export const WorkerConfig = z.object({
    * `host:port` where the worker serves Prometheus metrics at `/metrics`: the SDK's own and ours
    * (`src/telemetry/metrics.ts`). Unset: no metrics, no port opened.
    */
-  GOT_METRICS_ADDRESS: MetricsAddress.optional(),
+  GOT_METRICS_ADDRESS: unsetWhenEmpty(MetricsAddress.optional()),
   /**
    * `otlp`: traces of runs sent as OTLP over HTTP (JSON) to `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
    * `OTEL_EXPORTER_OTLP_ENDPOINT` (default http://localhost:4318); `console`: spans printed to stderr.
    * Unset: no traces. The CLI reads it too, so a run's trace starts where the run is started.
    */
-  GOT_OTEL_TRACES: TracesSetting.optional(),
+  GOT_OTEL_TRACES: unsetWhenEmpty(TracesSetting.optional()),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
