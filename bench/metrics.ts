@@ -10,6 +10,7 @@ import { sortingTask } from '../src/tasks/sorting';
 import { METRIC } from '../src/telemetry/metrics';
 import { startBenchEnv } from './support';
 
+/** One run's median wall time with metrics off and on. */
 export interface MetricsOverheadRow {
   run: string;
   offMs: number;

@@ -13,6 +13,7 @@ const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (
 
 /** Where traces go: an OTLP/HTTP collector, or stderr for a look by eye. */
 export const TracesSetting = z.enum(['otlp', 'console']);
+/** `otlp` or `console`. */
 export type TracesSetting = z.infer<typeof TracesSetting>;
 
 /**

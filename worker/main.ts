@@ -11,9 +11,14 @@ import { installQuietRuntime, logLevelFromEnv } from './logging';
 async function main(): Promise<void> {
   const config = workerConfigFromEnv();
   // INFO keeps a long-lived worker's lifecycle lines; GOT_LOG_LEVEL changes it.
-  installQuietRuntime(process.env.GOT_LOG_LEVEL ? logLevelFromEnv() : 'INFO', {
-    ...(config.GOT_METRICS_ADDRESS ? { metricsAddress: config.GOT_METRICS_ADDRESS } : {}),
-  });
+  try {
+    installQuietRuntime(process.env.GOT_LOG_LEVEL ? logLevelFromEnv() : 'INFO', {
+      ...(config.GOT_METRICS_ADDRESS ? { metricsAddress: config.GOT_METRICS_ADDRESS } : {}),
+    });
+  } catch (error) {
+    // The one way installing fails in practice: the metrics port is taken or not this machine's.
+    throw new Error(`GOT_METRICS_ADDRESS=${config.GOT_METRICS_ADDRESS}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   // OpenTelemetry's SDK is loaded only for a worker that traces.
   const tracing = config.GOT_OTEL_TRACES
     ? (await import('../src/telemetry/traces')).startTracing(config.GOT_OTEL_TRACES, 'got-worker')

@@ -1,6 +1,6 @@
 import { ApplicationFailure, metricMeter, TimeoutFailure } from '@temporalio/workflow';
 import type { GrsFact, GrsRecorder } from '../src/grs/recorder';
-import { METRIC, RUN_FAILURES, type RunFailureLabel, type RunOutcome } from '../src/telemetry/metrics';
+import { isCountedFailure, METRIC, type RunFailureLabel, type RunOutcome } from '../src/telemetry/metrics';
 
 /**
  * What only the Controller sees, counted in the worker's metrics (decision 56): runs started and
@@ -48,7 +48,8 @@ export function observeFact(grs: GrsRecorder, task: string, fact: GrsFact): void
 export function failureLabel(error: unknown): RunFailureLabel {
   for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     if (e instanceof TimeoutFailure) return 'Timeout';
-    if (e instanceof ApplicationFailure && (RUN_FAILURES as readonly string[]).includes(e.type ?? '')) return e.type as RunFailureLabel;
+    const type = e instanceof ApplicationFailure ? (e.type ?? undefined) : undefined;
+    if (isCountedFailure(type)) return type;
   }
   return 'Other';
 }

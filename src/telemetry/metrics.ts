@@ -1,8 +1,12 @@
+import type { LlmFault } from '../llm/errors';
+import type { RunStatus } from '../run/search-attributes';
+import { FAILURE } from '../run/wire';
+
 /**
  * Our Prometheus metrics, defined once: their names, what they count, their labels and, for the
  * histograms, their buckets. The workers export them beside the Temporal SDK's own (decision 56).
- * This module imports nothing, so the workflow bundle, the activities, the worker, the tests and the
- * docs all read the same names.
+ * It imports only the wire names (and types), so the workflow bundle, the activities, the worker and
+ * the tests all read the same names.
  *
  * Labels stay few-valued: a task id, a model name, a kind from a fixed list; never a workflow id, a
  * prompt or an error message. The SDK adds `namespace`, `taskQueue` and `activityType` (activities) or
@@ -19,44 +23,29 @@ export interface MetricDefinition {
 }
 
 /** How a call to an LLM's endpoint ended: `answered` calls are the paid ones. */
-export const CALL_OUTCOMES = ['answered', 'cached', 'failed', 'cancelled'] as const;
-export type CallOutcome = (typeof CALL_OUTCOMES)[number];
+export type CallOutcome = 'answered' | 'cached' | 'failed' | 'cancelled';
 
 /**
- * Why an attempt failed: the classified fault kinds (`src/llm/errors.ts`), and `lost` for an attempt
+ * Why an attempt failed: the fault kinds `src/llm/errors.ts` classifies, and `lost` for an attempt
  * that timed out or whose worker died before it could say (counted by the attempt after it).
  */
-export const FAULT_KINDS = [
-  'rate-limited',
-  'server-error',
-  'connection',
-  'timeout',
-  'malformed',
-  'unexpected',
-  'rejected',
-  'lost',
-] as const;
-export type FaultKindLabel = (typeof FAULT_KINDS)[number];
+export type FaultKindLabel = LlmFault['kind'] | 'lost';
 
-/** How a run ended: the values of its `GotStatus` search attribute. */
-export const RUN_OUTCOMES = ['completed', 'noAnswer', 'failed', 'cancelled'] as const;
-export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+/** How a run ended: the final values of its `GotStatus` search attribute. */
+export type RunOutcome = Exclude<RunStatus, 'running'>;
+
+/** The failure types a failed run is counted by: those its cause can carry (not the run's own wrapper). */
+const CAUSES = Object.values(FAILURE).filter((type) => type !== FAILURE.runFailed);
 
 /**
- * Why a failed run failed: the failure type its cause carries (`FAILURE` in src/run/wire.ts),
- * `Timeout` for an LLM step whose every attempt timed out, `Other` otherwise; `none` when it did not fail.
+ * Why a failed run failed: the failure type its cause carries (`FAILURE`), `Timeout` for an LLM
+ * step whose every attempt timed out, `Other` otherwise; `none` when it did not fail.
  */
-export const RUN_FAILURES = [
-  'none',
-  'ValidationError',
-  'LlmRequestRejected',
-  'PromptError',
-  'LlmRateLimited',
-  'LlmUnavailable',
-  'Timeout',
-  'Other',
-] as const;
-export type RunFailureLabel = (typeof RUN_FAILURES)[number];
+export type RunFailureLabel = 'none' | (typeof CAUSES)[number] | 'Timeout' | 'Other';
+
+/** The failure types a cause may carry to be counted by name. */
+export const isCountedFailure = (type: string | undefined): type is (typeof CAUSES)[number] =>
+  (CAUSES as readonly (string | undefined)[]).includes(type);
 
 /** Seconds: from a cached answer's few milliseconds to a long generation on a slow endpoint. */
 const CALL_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] as const;
