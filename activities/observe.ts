@@ -1,7 +1,7 @@
-import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { MetricMeter } from '@temporalio/common';
 import type { Usage } from '../src/grs/types';
 import type { LlmFault } from '../src/llm/errors';
+import { type CallSpan, callSpans } from '../src/telemetry/call-spans';
 import { type CallOutcome, type FaultKindLabel, METRIC, MICRODOLLARS_PER_USD } from '../src/telemetry/metrics';
 
 /** What an LLM call is for, as its metrics and its span name it (the model as the run asked for it). */
@@ -20,32 +20,27 @@ export interface CallUsage {
   answeredBy: string;
 }
 
-// A proxy until a tracer provider is registered (`GOT_OTEL_TRACES`); without one its spans record nothing.
-const tracer = trace.getTracer('durable-got');
-
 /**
  * One LLM call attempt as an operator sees it: counted in the worker's metrics where the call is
  * really made (decision 56), and a span of its own in the run's trace, a child of the activity's
  * (decision 57). A cached answer is counted as `cached` and adds no tokens or cost: nothing was paid.
  */
 export class CallObservation {
-  private readonly span: Span;
+  /** Only when this process traces (`GOT_OTEL_TRACES`). */
+  private readonly span: CallSpan | undefined;
 
   constructor(
     private readonly meter: MetricMeter,
     private readonly labels: CallLabels,
     o: { attempt: number; samples: number },
   ) {
-    this.span = tracer.startSpan(`chat ${labels.model}`, {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.request.model': labels.model,
-        'got.task': labels.task,
-        'got.purpose': labels.purpose,
-        'got.samples': o.samples,
-        'got.attempt': o.attempt,
-      },
+    this.span = callSpans()?.start(`chat ${labels.model}`, {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': labels.model,
+      'got.task': labels.task,
+      'got.purpose': labels.purpose,
+      'got.samples': o.samples,
+      'got.attempt': o.attempt,
     });
   }
 
@@ -111,9 +106,7 @@ export class CallObservation {
   }
 
   private end(attributes: Record<string, string | number>, error: string | undefined): void {
-    this.span.setAttributes(attributes);
-    if (error !== undefined) this.span.setStatus({ code: SpanStatusCode.ERROR, message: error });
-    this.span.end();
+    this.span?.end(attributes, error);
   }
 }
 

@@ -1,4 +1,4 @@
-import { SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, hrTimeToMilliseconds } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -6,12 +6,13 @@ import { envDetectorSync, Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryPlugin, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { TracesSetting } from '../../worker/config';
+import { traceCalls } from './call-spans';
 
 /**
  * Traces of runs (decision 57): the SDK's OpenTelemetry interceptors give the client's start of a
  * run, the workflow, each activity its span, carried across processes in Temporal's headers; each
- * LLM call adds a span of its own (`activities/observe.ts`). Loaded only when `GOT_OTEL_TRACES` is
- * set: a process without traces never imports OpenTelemetry's SDK.
+ * LLM call adds a span of its own (`activities/observe.ts`, through `call-spans.ts`). Loaded only
+ * when `GOT_OTEL_TRACES` is set: a process without traces never loads OpenTelemetry.
  */
 export interface Tracing {
   /** For a worker: the activity and workflow interceptors and the sink workflow spans leave the sandbox by. */
@@ -44,6 +45,20 @@ function register(setting: TracesSetting, service: string): Tracing {
   const spanProcessor = new BatchSpanProcessor(exporter);
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register({ contextManager: new AsyncLocalStorageContextManager().enable() });
+  // Each LLM call's span opens inside the span active there: its activity's, carried by the async context.
+  const tracer = provider.getTracer('durable-got');
+  traceCalls({
+    start(name, attributes) {
+      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+      return {
+        end(more, error) {
+          span.setAttributes(more);
+          if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+          span.end();
+        },
+      };
+    },
+  });
   return {
     workerPlugin: new OpenTelemetryPlugin({ resource, spanProcessor }),
     clientInterceptor: new OpenTelemetryWorkflowClientInterceptor(),
