@@ -3,11 +3,11 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { tooManyParts } from '../src/goo/grow';
 import { ValidationError } from '../src/goo/validate';
-import type { ThoughtState } from '../src/grs/types';
+import type { LlmCall, ThoughtState } from '../src/grs/types';
 import { cacheKey, type ResponseCache } from '../src/llm/cache';
 import type { LlmClient } from '../src/llm/client';
 import { costOf } from '../src/llm/cost';
-import { classifyLlmError } from '../src/llm/errors';
+import { classifyLlmError, type LlmFault } from '../src/llm/errors';
 import { checkRun } from '../src/run/check';
 import { FAILURE } from '../src/run/wire';
 import type { PayloadStore } from '../src/store/payload-store';
@@ -27,6 +27,7 @@ import type {
   ScoreStepResult,
   StepThought,
 } from './llm-step';
+import { CallObservation } from './observe';
 import { readParts, type SplitResult, type SplitStep } from './split-step';
 
 export type * from './llm-step';
@@ -58,14 +59,27 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
     return store.getValue(step.problemRef);
   }
 
-  /** Calls the model with heartbeats and cancellation, turning faults into classified Temporal failures. */
-  async function complete(step: { samples: number; llm: LlmStep['llm']; seed: number }, messages: ChatMessage[]) {
+  /**
+   * Calls the model with heartbeats and cancellation, turning faults into classified Temporal
+   * failures; each attempt is counted in the worker's metrics and traced as a span (`observe.ts`).
+   */
+  async function complete(
+    step: { task: TaskRef; samples: number; llm: LlmStep['llm']; seed: number },
+    purpose: LlmCall['purpose'],
+    messages: ChatMessage[],
+  ) {
     const ctx = Context.current();
     const started = Date.now();
     // Beat well within the run's heartbeat timeout (it may be shorter than the default interval); the SDK throttles the rest.
     const every = Math.min(heartbeatIntervalMs, Math.max(100, (ctx.info.heartbeatTimeoutMs ?? Infinity) / 3));
     // Earlier attempts' faults travel in the heartbeat details, which Temporal hands to the next attempt.
     const earlier = faultsBefore(ctx.info.heartbeatDetails, ctx.info.attempt);
+    const observed = new CallObservation(
+      ctx.metricMeter,
+      { task: taskIdOf(step.task), model: step.llm.model, purpose },
+      { attempt: ctx.info.attempt, samples: step.samples },
+    );
+    observed.lostBefore(lostJustBefore(ctx.info.heartbeatDetails, ctx.info.attempt));
     const details: AttemptDetails = { attempt: ctx.info.attempt, faults: earlier };
     // No beat at the start: most calls end before the first interval, and each beat costs a server write.
     // An attempt lost before its first beat is still accounted for (see `faultsBefore`).
@@ -83,6 +97,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
     try {
       const hit = key ? await cache!.get(key) : undefined;
       if (hit) {
+        observed.cached();
         // `recorded`: the answer is replayed, its cost reported as if paid again (the usage stored with it, at this run's prices).
         const usage = step.llm.cacheCosts === 'recorded' ? hit.usage : { promptTokens: 0, completionTokens: 0 };
         return {
@@ -112,21 +127,28 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
         // Steps recorded before the setting existed leave it to the client's default.
         ...(step.llm.stallSeconds !== undefined ? { stallMs: step.llm.stallSeconds * 1000 } : {}),
       });
+      const costUsd = costOf(completion.usage, step.llm.pricing);
+      const latencyMs = Date.now() - started;
+      observed.answered({ usage: completion.usage, costUsd, latencyMs, answeredBy: completion.model });
       if (key) await cache!.put(key, completion);
       return {
         completion,
         usage: completion.usage,
-        costUsd: costOf(completion.usage, step.llm.pricing),
+        costUsd,
         model: completion.model,
-        latencyMs: Date.now() - started,
+        latencyMs,
         startedAt: started,
         finishedAt: Date.now(),
         attempt: ctx.info.attempt,
         ...(earlier.length ? { faults: earlier } : {}),
       };
     } catch (error) {
-      if (ctx.cancellationSignal.aborted) throw new CancelledFailure('LLM call cancelled');
-      const failure = toFailure(error, llm.endpoint.baseURL, llm.endpoint.apiKey);
+      if (ctx.cancellationSignal.aborted) {
+        observed.stopped(ctx.cancellationDetails?.cancelRequested ?? true);
+        throw new CancelledFailure('LLM call cancelled');
+      }
+      const { failure, fault } = toFailure(error, llm.endpoint.baseURL, llm.endpoint.apiKey);
+      observed.failed(fault);
       // The last details before failing reach the next attempt (the SDK sends them with the failure).
       ctx.heartbeat({
         attempt: ctx.info.attempt,
@@ -171,7 +193,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       const task = taskOf(step.task);
       const problem = await problemOf(step);
       const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem };
-      const { completion, ...meta } = await complete(step, buildPrompt(task, request));
+      const { completion, ...meta } = await complete(step, step.purpose, buildPrompt(task, request));
       const asked = step.checks?.length ? step.checks : undefined;
       const answers = completion.texts.map((text, i) => {
         // Cached completions from before reasoning was kept have none.
@@ -191,7 +213,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       const scorer = taskOf(step.task).llmScorers?.[step.scorer];
       if (!scorer)
         throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, FAILURE.validation);
-      const { completion, ...meta } = await complete(step, scorer.buildPrompt(step.state, await problemOf(step)));
+      const { completion, ...meta } = await complete(step, 'score', scorer.buildPrompt(step.state, await problemOf(step)));
       const ratings = completion.texts.map((text) => {
         try {
           return scorer.parseRatings(text);
@@ -341,18 +363,30 @@ function faultsBefore(details: unknown, attempt: number): string[] {
 
 const clip = (text: string) => (text.length > 300 ? `${text.slice(0, 299)}…` : text);
 
-function toFailure(error: unknown, baseURL: string, apiKey: string): ApplicationFailure {
+/**
+ * Whether the attempt just before `attempt` ended without reporting a fault (it timed out, or its
+ * worker was lost): each such attempt is counted once, by the attempt after it.
+ */
+function lostJustBefore(details: unknown, attempt: number): number {
+  const d = (details ?? {}) as Partial<AttemptDetails>;
+  return attempt > 1 && !(d.failed && d.attempt === attempt - 1) ? 1 : 0;
+}
+
+/** The failure a fault becomes, with the fault as classified. */
+function toFailure(error: unknown, baseURL: string, apiKey: string): { failure: ApplicationFailure; fault: LlmFault } {
   const classified = classifyLlmError(error, baseURL);
   // Some endpoints echo the key they rejected; the message goes into history and logs, the key must not.
   const fault = { ...classified, message: redact(classified.message, apiKey) };
-  if (!fault.retryable) return ApplicationFailure.create({ message: fault.message, type: FAILURE.llmRequestRejected, nonRetryable: true });
-  return ApplicationFailure.create({
+  if (!fault.retryable)
+    return { fault, failure: ApplicationFailure.create({ message: fault.message, type: FAILURE.llmRequestRejected, nonRetryable: true }) };
+  const failure = ApplicationFailure.create({
     message: fault.message,
     type: fault.kind === 'rate-limited' ? FAILURE.llmRateLimited : FAILURE.llmUnavailable,
     nonRetryable: false,
     // Honour the provider's Retry-After instead of the fixed backoff.
     ...(fault.retryAfterMs !== undefined ? { nextRetryDelay: fault.retryAfterMs } : {}),
   });
+  return { failure, fault };
 }
 
 function redact(message: string, secret: string): string {

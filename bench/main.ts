@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { cpuCheckMs } from './calibration';
 import { type FootprintRow, measureFootprint } from './footprint';
 import { LONG_MERGES, type LongMergeRow, measureLongMerges, measureStoreOverhead, type StoreOverheadRow } from './long-merge';
+import { type MetricsOverheadRow, measureMetricsOverhead } from './metrics';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
 import { replaceSection } from './sections';
 import { measureStartup, type StartupRow } from './startup';
@@ -18,7 +19,7 @@ import type { StepFloorRow } from './step-floor';
  */
 const quick = process.argv.includes('--quick');
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-const ALONE = ['startup', 'floor', 'long-merge', 'store'];
+const ALONE = ['startup', 'floor', 'long-merge', 'store', 'metrics'];
 if (only !== undefined && !ALONE.includes(only))
   throw new Error(`--only ${only}: the stages that run alone are ${ALONE.map((s) => `"${s}"`).join(', ')}`);
 
@@ -96,6 +97,19 @@ ${table(rows)}
 `;
 }
 
+/** The metrics section: what a worker serving Prometheus metrics costs a paper-sized run. */
+function metricsSection(rows: MetricsOverheadRow[], cpuMs: number): string {
+  return `## Metrics on paper-sized runs
+
+Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. The same GoT run on a worker
+process without metrics and on one with \`GOT_METRICS_ADDRESS\` (the SDK's metrics and ours, scraped at
+the end), alternating which goes first, against one private dev server, the simulator at 50 ms per call: median wall
+time of ${quick ? 3 : 7} runs after a warm-up. \`ratio\` is on over off (decision 56).
+
+${table(rows)}
+`;
+}
+
 /** The floor stage runs in a process of its own: it installs the SDK runtime with a metrics endpoint. */
 function measureFloorApart(): StepFloorRow[] {
   const out = spawnSync(
@@ -120,6 +134,11 @@ if (only === 'long-merge') {
 if (only === 'store') {
   log('the payload store on paper-sized runs…');
   replaceSection('The payload store on paper-sized runs', storeSection(await measureStoreOverhead(quick ? 3 : 7), cpuCheckMs()));
+  process.exit(0);
+}
+if (only === 'metrics') {
+  log('metrics on paper-sized runs…');
+  replaceSection('Metrics on paper-sized runs', metricsSection(await measureMetricsOverhead(quick ? 3 : 7), cpuCheckMs()));
   process.exit(0);
 }
 if (only === 'floor') {
@@ -156,6 +175,8 @@ log('long document merges…');
 const longMerges = await measureLongMerges(LONG_MERGES);
 log('the payload store on paper-sized runs…');
 const storeOverhead = await measureStoreOverhead(quick ? 3 : 7);
+log('metrics on paper-sized runs…');
+const metricsOverhead = await measureMetricsOverhead(quick ? 3 : 7);
 log('start-up…');
 const startup = await measureStartup(quick ? 3 : 5);
 log('the floor under a dependent step…');
@@ -226,6 +247,7 @@ ${table(footprint)}
 
 ${longMergeSection(longMerges, cpuAfter)}
 ${storeSection(storeOverhead, cpuAfter)}
+${metricsSection(metricsOverhead, cpuAfter)}
 ${startupSection(startup, cpuAfter)}
 ${floorSection(floor, cpuAfter)}`;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);

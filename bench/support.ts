@@ -87,8 +87,8 @@ export interface BenchEnv {
   server: DevServerHandle;
   /** Starts a worker on a fresh task queue; stop it with the returned function. */
   worker(o?: { maxConcurrentActivities?: number; cacheDir?: string }): Promise<BenchWorker>;
-  /** A worker in a process of its own (`npm run worker`), as a deployment runs them: scale-out on one machine. */
-  workerProcess(taskQueue: string): Promise<WorkerProcess>;
+  /** A worker in a process of its own (`npm run worker`), as a deployment runs them: scale-out on one machine; `env` adds settings. */
+  workerProcess(taskQueue: string, env?: Record<string, string>): Promise<WorkerProcess>;
   close(): Promise<void>;
 }
 
@@ -127,7 +127,7 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}, dataConverte
         },
       };
     },
-    async workerProcess(taskQueue) {
+    async workerProcess(taskQueue, extra = {}) {
       // The bench sets the worker up itself: settings from the shell (a codec key, rate limits) would
       // make it differ from the in-process workers, or leave the bench's plain client unable to read its runs.
       const inherited = Object.fromEntries(
@@ -141,6 +141,7 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}, dataConverte
         GOT_TASK_QUEUE: taskQueue,
         OPENAI_BASE_URL: llm.baseURL,
         OPENAI_API_KEY: 'sim',
+        ...extra,
       };
       const child = await spawnUntil(['worker/main.ts'], 'worker polling', env);
       return { rssMiB: () => rssMiB(child.pid), stop: () => stopProcess(child) };

@@ -2,6 +2,20 @@ import { z } from 'zod';
 import { parseOrThrow } from '../src/goo/validate';
 import { DEFAULT_TASK_QUEUE } from '../src/run/wire';
 
+/** A Prometheus endpoint's address: `host:port`, `[v6 address]:port`. */
+const MetricsAddress = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):([1-9][0-9]{0,4})$/, 'host:port, e.g. 127.0.0.1:9464 or 0.0.0.0:9464')
+  .refine((a) => Number(/:(\d+)$/.exec(a)?.[1] ?? 0) <= 65535, 'a port up to 65535');
+
+/** An empty variable (`GOT_METRICS_ADDRESS=`, or docker-compose's `${VAR:-}`) is an unset one. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
+
+/** Where traces go: an OTLP/HTTP collector, or stderr for a look by eye. */
+export const TracesSetting = z.enum(['otlp', 'console']);
+/** `otlp` or `console`. */
+export type TracesSetting = z.infer<typeof TracesSetting>;
+
 /**
  * The worker's configuration, from the environment only: this is where the endpoint and its API
  * key live, never in a workflow's input or history.
@@ -29,9 +43,25 @@ export const WorkerConfig = z.object({
   /** The same request quota shared by all workers of the task queue, enforced by the server (activities per second). */
   GOT_TASK_QUEUE_RPS: z.coerce.number().positive().optional(),
   GOT_CACHE_DIR: z.string().optional(),
+  /**
+   * `host:port` where the worker serves Prometheus metrics at `/metrics`: the SDK's own and ours
+   * (`src/telemetry/metrics.ts`). Unset: no metrics, no port opened.
+   */
+  GOT_METRICS_ADDRESS: unsetWhenEmpty(MetricsAddress.optional()),
+  /**
+   * `otlp`: traces of runs sent as OTLP over HTTP (JSON) to `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
+   * `OTEL_EXPORTER_OTLP_ENDPOINT` (default http://localhost:4318); `console`: spans printed to stderr.
+   * Unset: no traces. The CLI reads it too, so a run's trace starts where the run is started.
+   */
+  GOT_OTEL_TRACES: unsetWhenEmpty(TracesSetting.optional()),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
 export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   return parseOrThrow(WorkerConfig, env, 'worker environment');
+}
+
+/** Whether and where traces go (`GOT_OTEL_TRACES`), for the CLI and `got doctor`, which read nothing else of the worker's settings. */
+export function tracesFromEnv(env: NodeJS.ProcessEnv = process.env): TracesSetting | undefined {
+  return parseOrThrow(WorkerConfig.pick({ GOT_OTEL_TRACES: true }), env, 'environment').GOT_OTEL_TRACES;
 }

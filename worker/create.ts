@@ -9,6 +9,7 @@ import { payloadStoreOf } from '../src/codec/data-converter';
 import { FileResponseCache } from '../src/llm/cache';
 import { LlmClient, type LlmEndpoint } from '../src/llm/client';
 import type { RateLimits } from '../src/llm/rate-limit';
+import type { Tracing } from '../src/telemetry/traces';
 import { bundleWorkflowsFromSource, prebuiltWorkflowBundle, WORKFLOWS_PATH, workflowCodeOption } from './bundle';
 
 export { WORKFLOWS_PATH };
@@ -33,6 +34,11 @@ export interface GotWorkerOptions {
   workflowBundle?: WorkflowBundleWithSourceMap;
   /** Must match the clients' (e.g. `dataConverterFromEnv()` for encrypted payloads); default: plain payloads. */
   dataConverter?: DataConverter;
+  /**
+   * Traces of the runs (`GOT_OTEL_TRACES`, `startTracing`). The workflow code is then bundled at
+   * start with the tracing interceptors, so a prebuilt `workflowBundle` cannot be given too.
+   */
+  tracing?: Pick<Tracing, 'workerPlugin'>;
 }
 
 /** The Controller workflow's code, for reuse by several workers: the build's bundle when current, else bundled from source now. */
@@ -46,11 +52,18 @@ export async function bundleGotWorkflows(): Promise<WorkflowBundleWithSourceMap>
 export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
   // The store the data converter keeps large payloads in also holds large problems, read by reference.
   const store = payloadStoreOf(o.dataConverter);
+  if (o.tracing && o.workflowBundle)
+    throw new Error('a prebuilt workflow bundle has no tracing interceptors: give tracing or workflowBundle, not both');
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace ?? 'default',
     taskQueue: o.taskQueue,
-    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : workflowCodeOption()),
+    // Traced workers bundle the workflows with the interceptors; everyone else keeps the prebuilt bundle as it is (decision 57).
+    ...(o.tracing
+      ? { workflowsPath: WORKFLOWS_PATH, plugins: [o.tracing.workerPlugin] }
+      : o.workflowBundle
+        ? { workflowBundle: o.workflowBundle }
+        : workflowCodeOption()),
     activities: {
       ...createActivities({
         // Failure messages stay plain under encryption: then they quote nothing an endpoint sent back.

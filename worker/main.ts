@@ -11,7 +11,18 @@ import { installQuietRuntime, logLevelFromEnv } from './logging';
 async function main(): Promise<void> {
   const config = workerConfigFromEnv();
   // INFO keeps a long-lived worker's lifecycle lines; GOT_LOG_LEVEL changes it.
-  installQuietRuntime(process.env.GOT_LOG_LEVEL ? logLevelFromEnv() : 'INFO');
+  try {
+    installQuietRuntime(process.env.GOT_LOG_LEVEL ? logLevelFromEnv() : 'INFO', {
+      ...(config.GOT_METRICS_ADDRESS ? { metricsAddress: config.GOT_METRICS_ADDRESS } : {}),
+    });
+  } catch (error) {
+    // The one way installing fails in practice: the metrics port is taken or not this machine's.
+    throw new Error(`GOT_METRICS_ADDRESS=${config.GOT_METRICS_ADDRESS}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // OpenTelemetry's SDK is loaded only for a worker that traces.
+  const tracing = config.GOT_OTEL_TRACES
+    ? (await import('../src/telemetry/traces')).startTracing(config.GOT_OTEL_TRACES, 'got-worker')
+    : undefined;
   const llm = endpointFromEnv(process.env);
   if (!llm) throw new Error(`${NO_ENDPOINT} (a standalone worker needs one; the CLI's "demo" and "run" start a simulated LLM for you)`);
   // Runs record typed search attributes; a namespace without them would stall every run, so refuse to
@@ -40,16 +51,25 @@ async function main(): Promise<void> {
     ...(config.GOT_CACHE_DIR ? { cacheDir: config.GOT_CACHE_DIR } : {}),
     // Payloads are encrypted when GOT_CODEC_KEYS is set (docker-compose sets it).
     dataConverter: dataConverterFromEnv(),
+    ...(tracing ? { tracing } : {}),
   });
   creating.catch(() => undefined); // awaited below, after the search attributes
   // A failure here ends the process (main's catch), so the connection is not closed on this path.
   await attributesReady;
   const worker = await creating;
   try {
-    console.log(`worker polling task queue "${config.GOT_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}, LLM at ${llm.baseURL}`);
+    const telemetry = [
+      ...(config.GOT_METRICS_ADDRESS ? [`metrics at http://${config.GOT_METRICS_ADDRESS}/metrics`] : []),
+      ...(config.GOT_OTEL_TRACES ? [`traces to ${config.GOT_OTEL_TRACES}`] : []),
+    ];
+    console.log(
+      `worker polling task queue "${config.GOT_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}, LLM at ${llm.baseURL}${telemetry.map((t) => `, ${t}`).join('')}`,
+    );
     await worker.run();
   } finally {
     await connection.close();
+    // The last spans (the runs that just ended) leave before the process does.
+    await tracing?.shutdown();
   }
 }
 

@@ -22,6 +22,7 @@ import type { RunContext } from './context';
 import { grsQuery, progressQuery } from './definitions';
 import { runFailed } from './failures';
 import { HumanScoring } from './human-scores';
+import { observeFact, runEnded, runStarted, UNCHECKED_TASK } from './metrics';
 import { beforeFastSteps } from './paths/before-fast-steps';
 import { claimCheck } from './paths/claim-check';
 import { fastSteps } from './paths/fast-steps';
@@ -71,8 +72,14 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     local,
     humans,
     markStarted,
-    markEnded: (error) => markFinished(isCancellation(error) ? 'cancelled' : 'failed', 0, undefined),
+    markEnded: (error) => {
+      const outcome = isCancellation(error) ? 'cancelled' : 'failed';
+      markFinished(outcome, 0, undefined);
+      runEnded({ task: UNCHECKED_TASK, outcome, error, budgetExhausted: false });
+    },
   });
+  const task = taskIdOf(request.task);
+  runStarted(task);
   const grs = recorderFor(request, analyzed);
   const llmOptions = llmOptionsOf(request);
   const graph = new RunGraph(analyzed);
@@ -105,23 +112,35 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   try {
     failure = await scheduler.run();
   } catch (error) {
-    if (isCancellation(error)) markFinished('cancelled', grs.spent.costUsd, undefined);
+    if (isCancellation(error)) {
+      markFinished('cancelled', grs.spent.costUsd, undefined);
+      runEnded({ task, outcome: 'cancelled', budgetExhausted: grs.budgetExhausted });
+    }
     throw error;
   }
   if (failure) {
     markFinished('failed', grs.spent.costUsd, undefined);
+    runEnded({ task, outcome: 'failed', error: failure.error, budgetExhausted: grs.budgetExhausted });
     throw runFailed(failure);
   }
   const result = resultOf(ctx, prepared.higherIsBetter);
-  markFinished(result.status === 'noAnswer' ? 'noAnswer' : 'completed', grs.spent.costUsd, result.best?.score);
+  const outcome = result.status === 'noAnswer' ? 'noAnswer' : 'completed';
+  markFinished(outcome, grs.spent.costUsd, result.best?.score);
+  runEnded({ task, outcome, budgetExhausted: grs.budgetExhausted });
   return result;
 }
 
-/** The run's GRS; its facts are passed out only while replaying: that is how `inspect` rebuilds it from history. */
+/**
+ * The run's GRS. Its facts are passed out while replaying (that is how `inspect` rebuilds it from
+ * history), and counted in the worker's metrics otherwise.
+ */
 function recorderFor(request: RunRequest, analyzed: AnalyzedGoO): GrsRecorder {
-  return new GrsRecorder((fact) => {
+  const task = taskIdOf(request.task);
+  const grs: GrsRecorder = new GrsRecorder((fact) => {
     if (workflowInfo().unsafe.isReplaying) grsReplay.fact(fact);
-  }).init(taskIdOf(request.task), request.goo.operations, analyzed.sinks);
+    else observeFact(grs, task, fact);
+  });
+  return grs.init(task, request.goo.operations, analyzed.sinks);
 }
 
 /** How the run's LLM steps are called: its timeouts and retry policy. */

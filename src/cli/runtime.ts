@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { tracesFromEnv } from '../../worker/config';
 import { createGotWorker } from '../../worker/create';
 import { installQuietRuntime } from '../../worker/logging';
 import { dataConverterFromEnv } from '../codec/data-converter';
@@ -91,6 +92,10 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const cleanups: (() => Promise<void>)[] = [];
   if (simulatedStart) cleanups.push(async () => (await simulatedStart).close());
   try {
+    // GOT_OTEL_TRACES: a run's trace starts here, where it is started, and goes on in the workers (decision 57).
+    const traces = tracesFromEnv();
+    const tracing = traces ? (await import('../telemetry/traces')).startTracing(traces, 'got') : undefined;
+    if (tracing) cleanups.push(() => tracing.shutdown());
     const server = process.env.TEMPORAL_ADDRESS
       ? { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' }
       : await ensureLocalServer({ stateDir: stateDir(), log: o.log });
@@ -129,6 +134,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
         taskQueue: o.taskQueue,
         llm: endpoint,
         ...(dataConverter ? { dataConverter } : {}),
+        ...(tracing ? { tracing } : {}),
       });
       const running = worker.run();
       cleanups.push(async () => {
@@ -139,7 +145,12 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     }
 
     return {
-      client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
+      client: new Client({
+        connection,
+        namespace,
+        ...(dataConverter ? { dataConverter } : {}),
+        ...(tracing ? { interceptors: { workflow: [tracing.clientInterceptor] } } : {}),
+      }),
       namespace,
       uiUrl: server.uiUrl,
       llm: { endpoint, ...(simulated ? { simulated } : {}) },

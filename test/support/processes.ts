@@ -16,6 +16,11 @@ export interface WorkerProcessEnv {
   GOT_STORE_THRESHOLD_BYTES?: string;
   /** The worker's response cache folder (default: the user's). */
   GOT_CACHE_DIR?: string;
+  /** Where the worker serves Prometheus metrics, and where its traces go (with the OTEL_* settings of the exporter). */
+  GOT_METRICS_ADDRESS?: string;
+  GOT_OTEL_TRACES?: string;
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_BSP_SCHEDULE_DELAY?: string;
 }
 
 export interface WorkerProcess {

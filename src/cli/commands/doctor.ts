@@ -1,3 +1,5 @@
+import { type TracesSetting, WorkerConfig } from '../../../worker/config';
+import { parseOrThrow } from '../../goo/validate';
 import { LlmClient, type LlmEndpoint } from '../../llm/client';
 import { type ContextWindow, contextWindowOf } from '../../llm/context-windows';
 import { endpointFromEnv, NO_ENDPOINT } from '../../llm/endpoint';
@@ -69,6 +71,44 @@ export interface DoctorReport {
   reportedContextTokens?: number;
   /** Where runs keep their large payloads. */
   store?: StoreReport;
+  /** Whether a worker started with this environment serves metrics and sends traces. */
+  telemetry?: TelemetryReport;
+}
+
+/** Metrics and traces as this environment sets them (decisions 56, 57). */
+export interface TelemetryReport {
+  /** `GOT_METRICS_ADDRESS`: where a worker serves `/metrics`; absent: off. */
+  metrics?: string;
+  /** `GOT_OTEL_TRACES`; absent: off. */
+  traces?: TracesSetting;
+  /** Where OTLP traces go. */
+  tracesEndpoint?: string;
+}
+
+/** What `GOT_METRICS_ADDRESS` and `GOT_OTEL_TRACES` turn on here; the OTLP endpoint as OpenTelemetry's exporter reads it. */
+export function telemetryOf(env: NodeJS.ProcessEnv = process.env): TelemetryReport {
+  const { GOT_METRICS_ADDRESS, GOT_OTEL_TRACES } = parseOrThrow(
+    WorkerConfig.pick({ GOT_METRICS_ADDRESS: true, GOT_OTEL_TRACES: true }),
+    env,
+    'environment',
+  );
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base ?? 'http://localhost:4318'}/v1/traces`;
+  return {
+    ...(GOT_METRICS_ADDRESS ? { metrics: GOT_METRICS_ADDRESS } : {}),
+    ...(GOT_OTEL_TRACES ? { traces: GOT_OTEL_TRACES } : {}),
+    ...(GOT_OTEL_TRACES === 'otlp' ? { tracesEndpoint: endpoint } : {}),
+  };
+}
+
+/** The metrics and traces lines. */
+function formatTelemetry(r: DoctorReport): string[] {
+  if (!r.telemetry) return [];
+  const { metrics, traces, tracesEndpoint } = r.telemetry;
+  return [
+    `  metrics       ${metrics ? `a worker serves them at http://${metrics}/metrics` : 'off (GOT_METRICS_ADDRESS)'}`,
+    `  traces        ${traces === 'otlp' ? `OTLP/HTTP to ${tracesEndpoint}` : traces === 'console' ? 'to stderr' : 'off (GOT_OTEL_TRACES)'}`,
+  ];
 }
 
 /** Where OpenAI-compatible servers put a model's window in their model list: vLLM, OpenRouter and Together, Groq, LM Studio. */
@@ -179,9 +219,12 @@ function formatStore(r: DoctorReport): string[] {
 /** The report as a person reads it. */
 export function formatDoctor(r: DoctorReport): string {
   if (!r.ok)
-    return [`endpoint ${r.baseURL} (${r.source}), model ${r.model}\n  NOT USABLE    ${r.error}`, formatWindow(r), ...formatStore(r)].join(
-      '\n',
-    );
+    return [
+      `endpoint ${r.baseURL} (${r.source}), model ${r.model}\n  NOT USABLE    ${r.error}`,
+      formatWindow(r),
+      ...formatStore(r),
+      ...formatTelemetry(r),
+    ].join('\n');
   const yes = (b: boolean | undefined) => (b ? 'yes' : 'no');
   return [
     `endpoint ${r.baseURL} (${r.source}), model ${r.model}${r.answeredBy !== r.model ? ` (answered as ${r.answeredBy})` : ''}`,
@@ -192,6 +235,7 @@ export function formatDoctor(r: DoctorReport): string {
     `  the engine uses ${r.settings!.maxTokensField} · temperature ${r.settings!.temperature} · ${r.settings!.samplesPerRequest === 'n' ? 'n samples per request' : 'one sample per request'}`,
     formatWindow(r),
     ...formatStore(r),
+    ...formatTelemetry(r),
   ].join('\n');
 }
 
@@ -220,7 +264,7 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
     endpoint = configured;
   }
   try {
-    const report = { ...(await doctor(endpoint, o.llm, model, window)), store: await probeStore() };
+    const report = { ...(await doctor(endpoint, o.llm, model, window)), store: await probeStore(), telemetry: telemetryOf() };
     console.log(o.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
     return report;
   } finally {
