@@ -52,6 +52,14 @@ describe('a request that names a scheme', () => {
     expect(request.labels).toEqual({ scheme: 'mine', size: 64, sample: 5 });
   });
 
+  it('takes a bare scheme name as short for { name }, and refuses an unknown bare name by scheme.name', () => {
+    const bare = checkRun(byName('got'));
+    expect(bare.request.goo).toEqual(checkRun(byName({ name: 'got' })).request.goo);
+    expect(bare.sent.scheme).toEqual({ name: 'got' });
+    expect(issuesOf(byName('gto'))).toEqual([expect.objectContaining({ path: 'scheme.name' })]);
+    expect(issuesOf(byName(''))).toEqual([expect.objectContaining({ path: expect.stringMatching(/^scheme/) })]);
+  });
+
   it('takes the window from llm.contextTokens, as it takes the model', () => {
     const task = TASKS['doc-merge']!;
     const problem = task.generateProblem(4, 1);

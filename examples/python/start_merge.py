@@ -152,7 +152,8 @@ def merge_request(documents: list[str], scheme: str, params: dict, budget_usd: f
     request = {
         "task": TASK,
         "problem": {"documents": documents},
-        "scheme": {"name": scheme, **({"params": params} if params else {})},
+        # A bare name when the paper's values will do; the object form when parameters are set.
+        "scheme": {"name": scheme, "params": params} if params else scheme,
         "labels": {"client": "python"},
     }
     if budget_usd is not None:

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TASKS } from '../tasks/registry';
-import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult } from './request';
+import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult, SchemeField } from './request';
 import { problemSchemaFile, taskCatalogue } from './task-catalogue';
 import { DEFAULT_TASK_QUEUE, FAILURE, WORKFLOW_TYPE } from './wire';
 
@@ -13,9 +13,20 @@ import { DEFAULT_TASK_QUEUE, FAILURE, WORKFLOW_TYPE } from './wire';
 export const CONTRACT_VERSION = '1.6.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
-  ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>),
+  ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: schemeAsNameOrObject }) as Record<
+    string,
+    unknown
+  >),
   title,
 });
+
+// zod cannot say what a preprocess accepts: `scheme` is published as the bare name or the object it stands for.
+function schemeAsNameOrObject(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) {
+  if (ctx.zodSchema !== SchemeField) return;
+  const object = { ...ctx.jsonSchema };
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  ctx.jsonSchema.anyOf = [{ type: 'string', minLength: 1, description: 'a scheme name, short for {"name": ...}' }, object];
+}
 
 export function contractFiles(): Record<string, unknown> {
   return {

@@ -101,6 +101,13 @@ export const NamedScheme = z.strictObject({
 });
 export type NamedScheme = z.infer<typeof NamedScheme>;
 
+/**
+ * `scheme` as a request carries it: a bare name is short for `{ name }` (what a client writes when the
+ * scheme's defaults are what it wants). Normalised before the object is checked, so a mistake is still
+ * reported at `scheme.<field>`; the contract publishes it as "a name or a NamedScheme".
+ */
+export const SchemeField = z.preprocess((value) => (typeof value === 'string' ? { name: value } : value), NamedScheme);
+
 export const RunRequest = z
   .strictObject({
     /** A built-in task's id, or a task declared as data (see src/tasks/declarative). */
@@ -108,7 +115,7 @@ export const RunRequest = z
     /** The task's problem (e.g. `{ list: [...] }` for sorting); validated by the task before any LLM call. */
     problem: z.json(),
     goo: GoO.optional().describe('the Graph of Operations to run (or name a scheme instead)'),
-    scheme: NamedScheme.optional().describe(
+    scheme: SchemeField.optional().describe(
       "a scheme of the task instead of a GoO: the worker expands it, for the model's context window (llm.contextTokens or the model's known window)",
     ),
     llm: LlmSettings.default(LlmSettings.parse({})),
