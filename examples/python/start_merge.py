@@ -7,6 +7,7 @@ schema/run-request.schema.json before it is sent, so a mistake is reported here,
 """
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -14,7 +15,10 @@ import pathlib
 import uuid
 
 import jsonschema
+import temporalio.converter
 from temporalio.client import Client
+
+from remote_codec import RemoteCodec
 
 SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schema"
 
@@ -63,13 +67,18 @@ async def main() -> None:
     parser.add_argument("--doc", action="append", required=True, help="a document to merge (repeat)")
     parser.add_argument("--budget-usd", type=float, default=None)
     parser.add_argument("--out", default=None, help="write the merged document here")
+    parser.add_argument("--codec-endpoint", default=None,
+                        help="a codec server (got codec-server), for a deployment that encrypts or stores its payloads")
     args = parser.parse_args()
 
     contract = load("contract.json")
     request = merge_request([pathlib.Path(p).read_text() for p in args.doc], got_goo(), args.budget_usd)
     jsonschema.validate(request, load("run-request.schema.json"))
 
-    client = await Client.connect(args.address, namespace=args.namespace)
+    converter = temporalio.converter.default()
+    if args.codec_endpoint:
+        converter = dataclasses.replace(converter, payload_codec=RemoteCodec(args.codec_endpoint, args.namespace))
+    client = await Client.connect(args.address, namespace=args.namespace, data_converter=converter)
     handle = await client.start_workflow(
         contract["workflowType"],
         request,
