@@ -17,6 +17,7 @@ import uuid
 import jsonschema
 import temporalio.converter
 from temporalio.client import Client
+from temporalio.service import RetryConfig
 
 from remote_codec import RemoteCodec
 
@@ -78,7 +79,9 @@ async def main() -> None:
     converter = temporalio.converter.default()
     if args.codec_endpoint:
         converter = dataclasses.replace(converter, payload_codec=RemoteCodec(args.codec_endpoint, args.namespace))
-    client = await Client.connect(args.address, namespace=args.namespace, data_converter=converter)
+    # A server restarting (an upgrade, a crash) leaves calls unanswered for a few seconds: ride it out.
+    retry = RetryConfig(max_elapsed_time_millis=120_000, max_retries=60)
+    client = await Client.connect(args.address, namespace=args.namespace, data_converter=converter, retry_config=retry)
     handle = await client.start_workflow(
         contract["workflowType"],
         request,

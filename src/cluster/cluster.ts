@@ -32,7 +32,7 @@ import { ensurePostgres, initPostgres, isPostgresReady, postgresAccount, postgre
 import { isRunning, type ProcessRecord, stopProcess, waitUntilReady } from './processes';
 import { type ClusterLlm, type ClusterState, logDir, readCodecKeys, readState, withClusterLock, writeCodecKeys, writeState } from './state';
 import { ensureNamespace, frontendAddress, setupSchema, startTemporalServer } from './temporal-server';
-import { ensureClusterTools } from './tools';
+import { ensureClusterTools, TEMPORAL_SERVER_VERSION } from './tools';
 import { codecUrl, isUiReady, startUiServer, webUiUrl } from './ui-server';
 
 /** Workers a cluster runs unless told otherwise. */
@@ -157,13 +157,21 @@ async function up(o: ClusterUpOptions): Promise<ClusterInfo> {
   };
 
   const temporal = (async () => {
-    if (await initPostgres(pg)) log(`Created the PostgreSQL data folder ${pg.dataDir}.`);
+    if (await initPostgres(pg)) {
+      log(`Created the PostgreSQL data folder ${pg.dataDir}.`);
+      delete state.schemaVersion;
+    }
     await part(
       'postgres',
       () => isPostgresReady(pgBin, ports.postgres),
       () => startPostgres(pg),
     );
-    await setupSchema({ sqlTool: tools.sqlTool, ports, shared, logFile: logOf('schema') });
+    // Idempotent, but a second or so: done again only for a new database or another server version.
+    if (state.schemaVersion !== TEMPORAL_SERVER_VERSION) {
+      await setupSchema({ sqlTool: tools.sqlTool, ports, shared, logFile: logOf('schema') });
+      state.schemaVersion = TEMPORAL_SERVER_VERSION;
+      await save();
+    }
     await part(
       'temporal',
       () => isServerHealthy(frontendAddress(ports)),
@@ -266,6 +274,7 @@ function settle(o: ClusterUpOptions, recorded: ClusterState | undefined, anyRunn
     workers,
     llm,
     postgresDataDir: recorded?.postgresDataDir ?? '',
+    ...(recorded?.schemaVersion ? { schemaVersion: recorded.schemaVersion } : {}),
     processes: recorded?.processes ?? {},
   };
 }

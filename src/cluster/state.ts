@@ -26,6 +26,8 @@ export interface ClusterState {
   llm: ClusterLlm;
   /** PostgreSQL's data folder (outside the state folder when we are root). */
   postgresDataDir: string;
+  /** The server version whose schemas the database has (set up again only for another version or a new database). */
+  schemaVersion?: string;
   /** Running processes by part name (`postgres`, `temporal`, `worker-0`...). */
   processes: Record<string, ProcessRecord>;
 }
