@@ -9,7 +9,7 @@
  * Everything is real: processes, databases, browser; `got cluster down --purge` removes it all.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -408,6 +408,8 @@ describe('the deployed shape under faults', () => {
     const text = await page.locator('body').innerText();
     expect(text).toContain(cliId);
     expect(text).toMatch(/Completed/);
+    mkdirSync(join(REPO_ROOT, 'test-artifacts'), { recursive: true });
+    await page.screenshot({ path: join(REPO_ROOT, 'test-artifacts', 'cluster-web-ui-run.png'), fullPage: true });
   }, 900_000);
 
   it('up on a running cluster changes nothing, refuses other ports, and down stops exactly what it started', async () => {
