@@ -6,6 +6,7 @@
  * what `up` started; `up` on a running cluster starts only what is missing (a killed worker, a
  * stopped database) and waits until every part is ready again.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -97,7 +98,10 @@ const llmUrl = (llm: ClusterLlm, ports: ClusterPorts) => (llm.simulated ? simLlm
 
 /** Brings the cluster up, or completes a partly running one; resolves once every part is ready. */
 export function clusterUp(o: ClusterUpOptions): Promise<ClusterInfo> {
-  return withClusterLock(o.stateDir, () => up(o), o.log);
+  return withClusterLock(o.stateDir, () => up(o), o.log).catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}\nLogs: ${logDir(o.stateDir)}. \`got cluster down\` stops the parts that did start.`);
+  });
 }
 
 async function up(o: ClusterUpOptions): Promise<ClusterInfo> {
@@ -386,7 +390,9 @@ export async function clusterStatus(stateDir: string): Promise<ClusterStatus> {
 }
 
 /** Stops every process the cluster started, workers first; with `purge`, deletes its data too. Returns the names of the parts stopped. */
-export function clusterDown(o: { stateDir: string; purge?: boolean; log: (line: string) => void }): Promise<string[]> {
+export async function clusterDown(o: { stateDir: string; purge?: boolean; log: (line: string) => void }): Promise<string[]> {
+  // Nothing to stop, and no folder to create for the lock; a purge still removes a database kept elsewhere (as root).
+  if (!existsSync(o.stateDir) && !o.purge) return [];
   return withClusterLock(o.stateDir, () => down(o), o.log).then(async (stopped) => {
     // The lock lived in the state folder: remove the folder only once the lock is released.
     if (o.purge) await rm(o.stateDir, { recursive: true, force: true });

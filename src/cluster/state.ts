@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -84,7 +84,9 @@ export async function withClusterLock<T>(dir: string, fn: () => Promise<T>, log:
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const holder = Number.parseInt(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(holder) && !isAlive(holder)) {
+    // A holder that died, or one that never wrote its pid (it died right after taking the lock).
+    const lockAgeMs = Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now());
+    if (Number.isInteger(holder) ? !isAlive(holder) : lockAgeMs > 10_000) {
       await rm(lock, { recursive: true, force: true });
       continue;
     }
