@@ -128,17 +128,21 @@ describe('docker-compose.yml and `got cluster up` run the same files with the sa
     expect(uiServerArgs('/x')).toEqual(['--root', '/', '--config', '/x', '--env', CONFIG_ENV_NAME, 'start']);
   });
 
-  it('hands the database, Temporal and the UI the settings of deploy/temporal.env, which the cluster reads too', async () => {
+  it('hands the database and Temporal the settings of deploy/temporal.env, which the cluster reads too', async () => {
     const shared = sharedSettings();
     expect(shared).toEqual(parseEnvFile(readFileSync(DEPLOY_FILES.sharedEnv, 'utf8')));
     const services = await rendered();
-    for (const name of ['postgresql', 'temporal-setup', 'temporal', 'temporal-namespace', 'temporal-ui']) {
+    for (const name of ['postgresql', 'temporal-setup', 'temporal', 'temporal-namespace']) {
       expect(raw[name]!.env_file).toBe(DEPLOY_FILES.sharedEnv);
       expect(services[name]!.environment).toMatchObject(shared);
     }
     const env = temporalServerEnv(clusterPorts(17233), shared);
     for (const key of Object.keys(shared).filter((k) => k in env)) expect(env[key], key).toBe(shared[key as keyof typeof shared]);
-    expect(services.worker!.environment!.TEMPORAL_NAMESPACE).toBe(shared.TEMPORAL_NAMESPACE);
+    // The UI and the workers get only the namespace, not the database's password.
+    for (const name of ['worker', 'temporal-ui']) {
+      expect(services[name]!.environment!.TEMPORAL_NAMESPACE).toBe(shared.TEMPORAL_NAMESPACE);
+      expect(services[name]!.environment!.POSTGRES_PASSWORD).toBeUndefined();
+    }
     expect(services.temporal!.environment!.TEMPORAL_DYNAMIC_CONFIG_FILE).toBe(mounted(DEPLOY_FILES.dynamicConfig));
     expect(env.TEMPORAL_DYNAMIC_CONFIG_FILE!.endsWith(DEPLOY_FILES.dynamicConfig)).toBe(true);
   });

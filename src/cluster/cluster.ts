@@ -17,6 +17,7 @@ import { ensureMinio, isMinioLive, MINIO_DEFAULT_BUCKET, MINIO_DEV_CREDENTIALS, 
 import { isPortFree, LOOPBACK, startTimeOf } from '../devserver/process';
 import { DEFAULT_TASK_QUEUE } from '../run/wire';
 import { DEFAULT_S3_REGION } from '../store/s3-store';
+import { freshness, readManifest } from '../util/build-manifest';
 import { REPO_ROOT, type SharedSettings, sharedSettings } from './deploy-files';
 import {
   isCodecReady,
@@ -338,8 +339,13 @@ async function bucketExists(ports: ClusterPorts): Promise<boolean> {
   }
 }
 
-/** The node parts run the compiled programs: build dist/ once here if a source changed, rather than in each of them at once. */
+/**
+ * The node parts run the compiled programs, which rebuild dist/ first when a source changed: do that
+ * once here (as bin/compiled.js would), rather than in each of them at once.
+ */
 async function ensureDistCurrent(): Promise<void> {
+  const manifests = ['build.json', 'workflows/manifest.json'].map((path) => readManifest(join(REPO_ROOT, 'dist', path)));
+  if (manifests.every((manifest) => manifest && freshness(manifest, REPO_ROOT) !== 'stale')) return;
   const { buildDist } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as {
     buildDist: (o: { ifStale: boolean; log: (line: string) => void }) => Promise<unknown>;
   };
