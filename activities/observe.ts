@@ -22,8 +22,8 @@ export interface CallUsage {
 
 /**
  * One LLM call attempt as an operator sees it: counted in the worker's metrics where the call is
- * really made (decision 56), and a span of its own in the run's trace, a child of the activity's
- * (decision 57). A cached answer is counted as `cached` and adds no tokens or cost: nothing was paid.
+ * really made (decision 53), and a span of its own in the run's trace, a child of the activity's
+ * (decision 54). A cached answer is counted as `cached` and adds no tokens or cost: nothing was paid.
  */
 export class CallObservation {
   /** Only when this process traces (`GOT_OTEL_TRACES`). */

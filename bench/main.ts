@@ -104,7 +104,7 @@ function metricsSection(rows: MetricsOverheadRow[], cpuMs: number): string {
 Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. The same GoT run on a worker
 process without metrics and on one with \`GOT_METRICS_ADDRESS\` (the SDK's metrics and ours, scraped at
 the end), alternating which goes first, against one private dev server, the simulator at 50 ms per call: median wall
-time of ${quick ? 3 : 7} runs after a warm-up. \`ratio\` is on over off (decision 56).
+time of ${quick ? 3 : 7} runs after a warm-up. \`ratio\` is on over off (decision 53).
 
 ${table(rows)}
 `;

@@ -58,7 +58,7 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     connection: o.connection,
     namespace: o.namespace ?? 'default',
     taskQueue: o.taskQueue,
-    // Traced workers bundle the workflows with the interceptors; everyone else keeps the prebuilt bundle as it is (decision 57).
+    // Traced workers bundle the workflows with the interceptors; everyone else keeps the prebuilt bundle as it is (decision 54).
     ...(o.tracing
       ? { workflowsPath: WORKFLOWS_PATH, plugins: [o.tracing.workerPlugin] }
       : o.workflowBundle

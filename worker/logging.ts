@@ -15,7 +15,7 @@ export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevel 
  * Installs the SDK's runtime so that everything it logs, the native core's lines included, goes to
  * stderr through one logger at the user's level: the core would otherwise print to stdout, where a
  * command's `--json` output must stand alone. With `metricsAddress`, the runtime serves Prometheus
- * metrics there (`/metrics`): the SDK's own and ours (decision 56). The first install in a process wins.
+ * metrics there (`/metrics`): the SDK's own and ours (decision 53). The first install in a process wins.
  */
 export function installQuietRuntime(level: LogLevel = logLevelFromEnv(), o: { ownSignals?: boolean; metricsAddress?: string } = {}): void {
   if (Runtime._instance) return;

@@ -3,7 +3,7 @@ import type { GrsFact, GrsRecorder } from '../src/grs/recorder';
 import { isCountedFailure, METRIC, type RunFailureLabel, type RunOutcome } from '../src/telemetry/metrics';
 
 /**
- * What only the Controller sees, counted in the worker's metrics (decision 56): runs started and
+ * What only the Controller sees, counted in the worker's metrics (decision 53): runs started and
  * how they ended, re-asks, how long operations took. The SDK emits workflow metrics only while a
  * workflow runs for the first time, never while it replays, and emitting one is no command: the
  * run's history is the same with metrics on or off.

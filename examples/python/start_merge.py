@@ -11,6 +11,7 @@ the same way. Prints one JSON line per event on stdout: started, progress, then 
 """
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import pathlib
@@ -20,8 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
+import temporalio.converter
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import ApplicationError
+from temporalio.service import RetryConfig
+
+from remote_codec import RemoteCodec
 
 SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schema"
 TASK = "doc-merge"
@@ -206,12 +211,19 @@ async def main() -> int:
     parser.add_argument("--param", action="append", type=param, default=[], help="a tunable parameter of the scheme, name=value (repeat)")
     parser.add_argument("--budget-usd", type=float, default=None)
     parser.add_argument("--out", default=None, help="write the merged document here")
+    parser.add_argument("--codec-endpoint", default=None,
+                        help="a codec server (got codec-server), for a deployment that encrypts or stores its payloads")
     args = parser.parse_args()
 
     request = merge_request([pathlib.Path(p).read_text() for p in args.doc], args.scheme, dict(args.param), args.budget_usd)
     try:
         check(request)
-        client = await Client.connect(args.address, namespace=args.namespace)
+        converter = temporalio.converter.default()
+        if args.codec_endpoint:
+            converter = dataclasses.replace(converter, payload_codec=RemoteCodec(args.codec_endpoint, args.namespace))
+        # A server restarting (an upgrade, a crash) leaves calls unanswered for a few seconds: ride it out.
+        retry = RetryConfig(max_elapsed_time_millis=120_000, max_retries=60)
+        client = await Client.connect(args.address, namespace=args.namespace, data_converter=converter, retry_config=retry)
         handle = await client.start_workflow(
             CONTRACT["workflowType"],
             request,

@@ -4,6 +4,7 @@ import { ValidationError } from '../goo/validate';
 import { DEFAULT_PRICING, DEFAULT_STUCK_AFTER, DEFAULT_TASK_QUEUE } from '../run/wire';
 import { TASKS } from '../tasks/registry';
 import { DEFAULT_STOP_RULE } from '../tune/stopping';
+import { addClusterCommand } from './commands/cluster';
 import type { DoctorOptions } from './commands/doctor';
 import type { InspectOptions } from './commands/inspect';
 import { INSPECT_FORMATS } from './commands/inspect-formats';
@@ -344,6 +345,7 @@ program
   });
 
 addLocalLlmCommand(program, log);
+addClusterCommand(program, log);
 
 program
   .command('doctor')

@@ -92,7 +92,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const cleanups: (() => Promise<void>)[] = [];
   if (simulatedStart) cleanups.push(async () => (await simulatedStart).close());
   try {
-    // GOT_OTEL_TRACES: a run's trace starts here, where it is started, and goes on in the workers (decision 57).
+    // GOT_OTEL_TRACES: a run's trace starts here, where it is started, and goes on in the workers (decision 54).
     const traces = tracesFromEnv();
     const tracing = traces ? (await import('../telemetry/traces')).startTracing(traces, 'got') : undefined;
     if (tracing) cleanups.push(() => tracing.shutdown());

@@ -65,6 +65,8 @@ export interface MinioOptions {
   /** Default: {@link ensureMinio}'s. */
   binary?: string;
   logFile?: string;
+  /** Keep the server running after this Node process exits (a cluster's MinIO). */
+  detached?: boolean;
   /** How long to wait for the server to answer, default 60s. */
   startupTimeoutMs?: number;
   /** Progress of a build, if one is needed. */
@@ -99,7 +101,11 @@ export async function startMinio(opts: MinioOptions): Promise<MinioHandle> {
     MINIO_BROWSER: 'off',
     MINIO_UPDATE: 'off',
   };
-  const server = spawnTracked(binary, ['server', opts.dataDir, '--address', `${LOOPBACK}:${port}`], { logFile: opts.logFile, env });
+  const server = spawnTracked(binary, ['server', opts.dataDir, '--address', `${LOOPBACK}:${port}`], {
+    logFile: opts.logFile,
+    env,
+    detached: opts.detached,
+  });
   try {
     const deadline = Date.now() + (opts.startupTimeoutMs ?? 60_000);
     await waitUntilLive(endpoint, server, deadline);

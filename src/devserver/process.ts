@@ -97,6 +97,17 @@ function procState(pid: number): string | undefined {
   }
 }
 
+/**
+ * When a process started, in clock ticks since boot (field 22 of /proc/<pid>/stat): with its pid, it
+ * tells a process from a later one that reused the pid. Undefined without procfs (macOS) or once it is gone.
+ */
+export function startTimeOf(pid: number): number | undefined {
+  const fields = procState(pid)?.split(' ');
+  // procState starts at field 3 (the state), so field 22 is at index 19.
+  const ticks = Number(fields?.[19]);
+  return Number.isFinite(ticks) ? ticks : undefined;
+}
+
 /** The command line of a process, arguments joined by NUL; undefined without procfs (macOS) or once it is gone. */
 export function commandLineOf(pid: number): string | undefined {
   try {

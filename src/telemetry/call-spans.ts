@@ -1,7 +1,7 @@
 /**
  * Where an LLM call's span comes from, when traces are on: `traces.ts` installs the real thing,
  * `activities/observe.ts` asks for it. Nothing of OpenTelemetry is loaded through here, so a worker
- * or a `got run` without traces never loads it (decision 57).
+ * or a `got run` without traces never loads it (decision 54).
  */
 
 /** One LLM call's span, open until it is ended with what the call came to. */

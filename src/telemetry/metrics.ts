@@ -4,7 +4,7 @@ import { FAILURE } from '../run/wire';
 
 /**
  * Our Prometheus metrics, defined once: their names, what they count, their labels and, for the
- * histograms, their buckets. The workers export them beside the Temporal SDK's own (decision 56).
+ * histograms, their buckets. The workers export them beside the Temporal SDK's own (decision 53).
  * It imports only the wire names (and types), so the workflow bundle, the activities, the worker and
  * the tests all read the same names.
  *

@@ -9,7 +9,7 @@ import type { TracesSetting } from '../../worker/config';
 import { traceCalls } from './call-spans';
 
 /**
- * Traces of runs (decision 57): the SDK's OpenTelemetry interceptors give the client's start of a
+ * Traces of runs (decision 54): the SDK's OpenTelemetry interceptors give the client's start of a
  * run, the workflow, each activity its span, carried across processes in Temporal's headers; each
  * LLM call adds a span of its own (`activities/observe.ts`, through `call-spans.ts`). Loaded only
  * when `GOT_OTEL_TRACES` is set: a process without traces never loads OpenTelemetry.

@@ -75,7 +75,7 @@ export interface DoctorReport {
   telemetry?: TelemetryReport;
 }
 
-/** Metrics and traces as this environment sets them (decisions 56, 57). */
+/** Metrics and traces as this environment sets them (decisions 53, 54). */
 export interface TelemetryReport {
   /** `GOT_METRICS_ADDRESS`: where a worker serves `/metrics`; absent: off. */
   metrics?: string;

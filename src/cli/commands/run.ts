@@ -91,7 +91,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     // A declared task travels in the request itself: no worker has to be redeployed for it.
     task: declaration ?? task.id,
     problem: problem as RunRequestInput['problem'],
-    // A scheme goes by name: the worker builds its GoO for the problem's size and the model's window (decisions 36, 50).
+    // A scheme goes by name: the worker builds its GoO for the problem's size and the model's window (decisions 36, 49).
     ...(o.goo ? { goo: gooFromFile(o.goo) } : { scheme: { name: o.scheme } }),
     llm: {
       ...llm,
