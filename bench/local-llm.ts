@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import OpenAI from 'openai';
 import { ensureLocalModel } from '../src/localllm/model';
 import { startLocalLlm } from '../src/localllm/server';
+import { median } from './stats';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(name);
@@ -16,7 +17,6 @@ const arg = (name: string, fallback: string) => {
 const tokens = Number(arg('--tokens', '64'));
 const threadCounts = arg('--threads', '1,2').split(',').map(Number);
 const reps = 3;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const modelPath = await ensureLocalModel({ log: console.error });
 console.log(

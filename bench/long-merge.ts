@@ -9,6 +9,7 @@ import type { RunRequestInput } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
 import { sortingTask } from '../src/tasks/sorting';
+import { median } from './stats';
 import { startBenchEnv } from './support';
 
 const { temporal } = proto;
@@ -148,8 +149,6 @@ export interface StoreOverheadRow {
   storedMs: number;
   ratio: number;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
  * What the payload store costs a paper-sized run: the same run with every payload inline

@@ -8,6 +8,7 @@ import type { RunRequestInput } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { sortingTask } from '../src/tasks/sorting';
 import { METRIC } from '../src/telemetry/metrics';
+import { median } from './stats';
 import { startBenchEnv } from './support';
 
 /** One run's median wall time with metrics off and on. */
@@ -17,8 +18,6 @@ export interface MetricsOverheadRow {
   onMs: number;
   ratio: number;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
  * What metrics cost a paper-sized run: the same run on a worker process without metrics and on one

@@ -4,6 +4,7 @@ import type { GoO } from '../src/goo/schema';
 import type { Grs } from '../src/grs/types';
 import type { RunRequestInput } from '../src/run/request';
 import { TASKS } from '../src/tasks/registry';
+import { median } from './stats';
 import { startBenchEnv } from './support';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -23,7 +24,6 @@ function chain(depth: number): GoO {
 }
 
 const millis = (e: HistoryEvent) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /**

@@ -14,6 +14,7 @@ import { LlmSettings, type RunRequestInput } from '../src/run/request';
 import { startSimulatedLlm } from '../src/simllm/server';
 import { TASKS } from '../src/tasks/registry';
 import { createGotWorker } from '../worker/create';
+import { median } from './stats';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -30,7 +31,6 @@ export interface StepFloorRow {
 
 const FLOOR_BUNDLE = fileURLToPath(new URL('./workflows/floor.ts', import.meta.url));
 const millis = (e: HistoryEvent) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 function chain(depth: number): GoO {
