@@ -30,6 +30,7 @@ import type { SimLlmStats } from '../src/simllm/server';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { launchBrowser } from './support/browser';
 import { REPO_ROOT, waitFor } from './support/processes';
+import { scrape, total } from './support/prometheus';
 
 type History = temporal.api.history.v1.IHistory;
 const exec = promisify(execFile);
@@ -368,6 +369,15 @@ describe('the deployed shape under faults', () => {
     expect(askedAgain).toBeGreaterThanOrEqual(0);
     expect(askedAgain).toBeLessThanOrEqual(retries);
     expect(retries).toBeLessThanOrEqual(windows.reduce((n, w) => n + mayAskAgain(w), 0));
+
+    // Each live worker serves its metrics; both disturbed runs ended after the kill, so a live worker counted them.
+    const live = (await clusterStatus()).info!.workers;
+    expect(live).toHaveLength(2);
+    const scraped = (await Promise.all(live.map((w) => scrape(w.metrics)))).flat();
+    expect(total(scraped, 'got_runs_finished_total', { task: 'doc-merge', outcome: 'completed' })).toBeGreaterThanOrEqual(2);
+    expect(total(scraped, 'got_llm_calls_total', { task: 'doc-merge', outcome: 'answered' })).toBeGreaterThan(0);
+    expect(total(scraped, 'got_llm_cost_microdollars_total', { task: 'doc-merge' })).toBeGreaterThan(0);
+    expect(scraped.some((s) => s.name.startsWith('temporal_'))).toBe(true);
 
     console.log(
       `[cluster-faults] cluster up ${upSeconds.toFixed(1)} s (first start); reference runs ${referenceSeconds.toFixed(1)} s, ` +

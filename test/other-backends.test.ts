@@ -10,6 +10,8 @@ import { runRequestOf } from '../src/inspect/rebuild';
 import { checkRun } from '../src/run/check';
 import type { RunRequestInput, RunResult } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
+import { sortingTask } from '../src/tasks/sorting';
+import { checkStudy } from '../src/tune/request';
 import { type Harness, startHarness } from './support/harness';
 
 const exec = promisify(execFile);
@@ -208,3 +210,47 @@ function commandIn(markdown: string, start: string): string {
   }
   return command;
 }
+
+describe('the published study request (schema/study-request.schema.json)', () => {
+  /** Errors Python's jsonschema finds in `instance` against a published schema file, as `path: message` lines. */
+  async function schemaErrors(file: string, instance: unknown): Promise<string[]> {
+    const script = [
+      'import json, sys, jsonschema',
+      'schema = json.load(open(sys.argv[1]))',
+      'instance = json.loads(sys.stdin.read())',
+      'for e in jsonschema.Draft202012Validator(schema).iter_errors(instance):',
+      '    print("/".join(str(p) for p in e.absolute_path) + ": " + e.message)',
+    ].join('\n');
+    const child = execFile(python, ['-c', script, join('schema', file)]);
+    child.stdin!.end(JSON.stringify(instance));
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    await new Promise((resolve, reject) => child.once('close', (code) => (code === 0 ? resolve(code) : reject(new Error(`exit ${code}`)))));
+    return out.split('\n').filter(Boolean);
+  }
+  const study = {
+    task: 'sorting',
+    source: { scheme: 'got' },
+    size: 32,
+    samples: [0, 1].map((i) => ({ id: String(i), problem: sortingTask.generateProblem(32, i) })),
+    trials: 3,
+    maxCostPerSample: 0.01,
+  };
+
+  it('accepts the study the worker accepts, and refuses a missing or out-of-range field by its name, as the worker does', async () => {
+    expect(() => checkStudy(study)).not.toThrow();
+    expect(await schemaErrors('study-request.schema.json', study)).toEqual([]);
+
+    const { trials: _, ...noTrials } = study;
+    expect(() => checkStudy(noTrials)).toThrow(/trials/);
+    expect((await schemaErrors('study-request.schema.json', noTrials)).join('\n')).toMatch(/'trials' is a required property/);
+
+    const tooMany = { ...study, trials: 501 };
+    expect(() => checkStudy(tooMany)).toThrow(/trials/);
+    expect(await schemaErrors('study-request.schema.json', tooMany)).toEqual([
+      expect.stringMatching(/^trials: 501 is greater than the maximum of 500/),
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
+import type { WorkerConfig } from '../../worker/config';
 import { LOOPBACK } from '../devserver/process';
 import { DEFAULT_TASK_QUEUE } from '../run/wire';
 import { REPO_ROOT } from './deploy-files';
@@ -12,7 +13,7 @@ import { codecUrl, webUiOrigins } from './ui-server';
 // compiled `got codec-server`, `got sim-llm` and `got-worker`, each a process of its own.
 
 /** Environment variable through which a worker serves its metrics (host:port; off when unset). */
-export const METRICS_ADDRESS_ENV = 'GOT_METRICS_ADDRESS';
+export const METRICS_ADDRESS_ENV = 'GOT_METRICS_ADDRESS' satisfies keyof WorkerConfig;
 
 const node = process.execPath;
 const bin = (name: string) => join(REPO_ROOT, 'bin', name);

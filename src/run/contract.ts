@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { TASKS } from '../tasks/registry';
+import { StudyRequest } from '../tune/request';
 import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult, SchemeField } from './request';
 import { problemSchemaFile, taskCatalogue } from './task-catalogue';
-import { DEFAULT_TASK_QUEUE, FAILURE, WORKFLOW_TYPE } from './wire';
+import { DEFAULT_TASK_QUEUE, FAILURE, STUDY_QUERY, STUDY_WORKFLOW_TYPE, WORKFLOW_TYPE } from './wire';
 
 /**
  * The public contract of the Controller workflow, for clients in any language: its type name, task
@@ -43,6 +44,12 @@ export function contractFiles(): Record<string, unknown> {
         pendingHumanScores: 'pending-human-scores.schema.json',
       },
       updates: { scoreThoughts: { args: ['human-scores.schema.json'], returns: { accepted: 'number of scores accepted' } } },
+      // Optimisation studies (`got tune`) are workflows too; a client may start one with this input.
+      studies: {
+        workflowType: STUDY_WORKFLOW_TYPE,
+        input: { args: ['study-request.schema.json'] },
+        queries: { [STUDY_QUERY.studyProgress]: 'trials done, the best feasible trial so far, cost (docs/tuning.md)' },
+      },
       failures: {
         [FAILURE.validation]:
           'the request is invalid, a named scheme included (details: issues with the path of each offending field); nothing was spent',
@@ -52,6 +59,7 @@ export function contractFiles(): Record<string, unknown> {
     // What a client sends: defaults may be left out.
     'run-request.schema.json': jsonSchema(RunRequest, 'input', 'Graph of Thoughts run request'),
     'run-result.schema.json': jsonSchema(RunResult, 'output', 'Graph of Thoughts run result'),
+    'study-request.schema.json': jsonSchema(StudyRequest, 'input', 'Optimisation study request (workflow tuneStudy)'),
     'progress.schema.json': jsonSchema(Progress, 'output', 'Run progress (query "progress")'),
     'pending-human-scores.schema.json': jsonSchema(
       z.array(PendingHumanScore),
