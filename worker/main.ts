@@ -1,9 +1,9 @@
-import { NativeConnection } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { DEV_SERVER_DEFAULTS } from '../src/devserver/dev-server';
 import { endpointFromEnv, NO_ENDPOINT } from '../src/llm/endpoint';
 import { ensureSearchAttributes } from '../src/run/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
+import { connectNative, TemporalConnectError } from '../src/temporal/connect';
 import { connectionOptionsOf, temporalSettingsFromEnv } from '../src/temporal/connection';
 import { workerConfigFromEnv } from './config';
 import { createGotWorker } from './create';
@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   // Runs record typed search attributes; a namespace without them would stall every run, so refuse to
   // start instead. Checked while the worker is created: it polls only once both are done.
   const attributesReady = ensureSearchAttributes(server, namespace).catch((error: unknown) => {
+    if (error instanceof TemporalConnectError) throw error; // unreachable server: registering is not the problem
     throw new Error(
       `the search attributes ${Object.keys(SEARCH_ATTRIBUTES).join(', ')} are not registered on namespace "${namespace}" and could not be registered (${error instanceof Error ? error.message : String(error)}); ` +
         `register them with: ${Object.entries(SEARCH_ATTRIBUTES)
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
     );
   });
   attributesReady.catch(() => undefined); // awaited below; its failure is the one reported
-  const connection = await NativeConnection.connect(server).catch(async (error: unknown) => {
+  const connection = await connectNative(server).catch(async (error: unknown) => {
     await attributesReady;
     throw error;
   });

@@ -1,5 +1,5 @@
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
 import { tracesFromEnv } from '../../worker/config';
 import { createGotWorker } from '../../worker/create';
 import { installQuietRuntime } from '../../worker/logging';
@@ -9,6 +9,7 @@ import { endpointFromEnv, NO_ENDPOINT } from '../llm/endpoint';
 import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
+import { connectClient, connectNative } from '../temporal/connect';
 import { defaultLlmSource, type LlmSource, taskQueueFor } from './llm-source';
 import { cliServer } from './server';
 import { stateDir } from './state-dir';
@@ -102,7 +103,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
 
     // GOT_CODEC_KEYS set: payloads are encrypted before they reach the server (client and worker alike).
     const dataConverter = dataConverterFromEnv();
-    const connection = await Connection.connect(server.connection);
+    const connection = await connectClient(server.connection);
     cleanups.push(() => connection.close());
 
     const simulated = await simulatedStart;
@@ -125,7 +126,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     if (o.inProcessWorker) {
       // The first install wins (an embedding process may have installed its own logger already).
       installQuietRuntime(undefined, { ownSignals: true });
-      const native = await NativeConnection.connect(server.connection);
+      const native = await connectNative(server.connection);
       const worker: Worker = await createGotWorker({
         connection: native,
         namespace,

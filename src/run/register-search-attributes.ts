@@ -1,4 +1,4 @@
-import { Connection } from '@temporalio/client';
+import { connectClient } from '../temporal/connect';
 import type { TemporalConnectionOptions } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
@@ -12,7 +12,7 @@ const INDEXED_VALUE_TYPES = ['Unspecified', 'Text', 'Keyword', 'Int', 'Double', 
  * SQLite file created before an attribute existed), and fails if one exists with another type.
  */
 export async function ensureSearchAttributes(server: TemporalConnectionOptions, namespace: string): Promise<void> {
-  const connection = await Connection.connect(server);
+  const connection = await connectClient(server);
   try {
     const missing: Record<string, number> = {};
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });

@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
 import { type ClientConfigProfile, type ConfigDataSource, loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { z } from 'zod';
-import { parseOrThrow } from '../goo/validate';
+import { parseOrThrow, ValidationError } from '../goo/validate';
 
 // Every process of ours that reaches a Temporal frontend (the CLI's client and in-process worker,
 // `got-worker`, `got status`, `got inspect`) takes its settings from here: Temporal's standard
@@ -57,6 +57,11 @@ const ConnectionEnv = z.object({
     .optional(),
 });
 
+const SUBJECT = 'Temporal connection settings';
+
+/** A refusal of one setting, worded like the schema's: `invalid Temporal connection settings: - <name>: <why>`. */
+const refuse = (name: string, message: string) => new ValidationError(SUBJECT, [{ path: name, message }]);
+
 /** An empty variable (docker-compose's `${VAR:-}`) is an unset one. */
 function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
@@ -71,17 +76,18 @@ function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
  */
 export function temporalSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
   const vars = withoutEmpty(env);
-  parseOrThrow(ConnectionEnv, vars, 'Temporal connection settings');
+  parseOrThrow(ConnectionEnv, vars, SUBJECT);
   // The package would let one of the two silently win.
   for (const v of Object.values(TLS_FILE_VARIABLES))
-    if (vars[`${v}_PATH`] !== undefined && vars[`${v}_DATA`] !== undefined) throw new Error(`set either ${v}_PATH or ${v}_DATA, not both`);
+    if (vars[`${v}_PATH`] !== undefined && vars[`${v}_DATA`] !== undefined)
+      throw refuse(`${v}_PATH`, `set either it or ${v}_DATA, not both`);
   if (vars.TEMPORAL_CONFIG_FILE !== undefined) readable(vars.TEMPORAL_CONFIG_FILE, 'TEMPORAL_CONFIG_FILE');
   let profile: ClientConfigProfile;
   try {
     profile = loadClientConfigProfile({ overrideEnvVars: vars });
   } catch (error) {
-    const file = vars.TEMPORAL_CONFIG_FILE ?? 'the Temporal config file (~/.config/temporalio/temporal.toml)';
-    throw new Error(`${file}${vars.TEMPORAL_PROFILE ? `, TEMPORAL_PROFILE=${vars.TEMPORAL_PROFILE}` : ''}: ${(error as Error).message}`);
+    const file = vars.TEMPORAL_CONFIG_FILE ?? '~/.config/temporalio/temporal.toml';
+    throw refuse(vars.TEMPORAL_PROFILE ? 'TEMPORAL_PROFILE' : 'TEMPORAL_CONFIG_FILE', `${file}: ${(error as Error).message}`);
   }
   const tls = profile.tls;
   if (tls && !tls.disabled) {
@@ -91,8 +97,9 @@ export function temporalSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): T
     }
     if (!tls.clientCert !== !tls.clientKey) {
       const [given, missing] = tls.clientCert ? ['CERT', 'KEY'] : ['KEY', 'CERT'];
-      throw new Error(
-        `${sourceName(vars, `TEMPORAL_TLS_CLIENT_${given}_PATH`)} is set but not TEMPORAL_TLS_CLIENT_${missing}_PATH: mTLS needs both the client certificate and its key`,
+      throw refuse(
+        sourceName(vars, `TEMPORAL_TLS_CLIENT_${given}_PATH`),
+        `set without TEMPORAL_TLS_CLIENT_${missing}_PATH: mTLS needs both the client certificate and its key`,
       );
     }
   }
@@ -105,8 +112,9 @@ export function temporalSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): T
   };
   // Certificates and keys are for a server someone named; the local dev server speaks plaintext.
   if (!profile.address && (security.apiKey !== undefined || security.tls))
-    throw new Error(
-      'TEMPORAL_API_KEY and TEMPORAL_TLS* settings are for a server named by TEMPORAL_ADDRESS (or a profile address); set it too',
+    throw refuse(
+      'TEMPORAL_ADDRESS',
+      `not set, but ${security.apiKey !== undefined ? 'TEMPORAL_API_KEY' : 'TLS'} is: name the server it is for (the local dev server speaks plaintext)`,
     );
   return {
     ...(profile.address ? { address: profile.address } : {}),
@@ -165,6 +173,6 @@ function readable(path: string, name: string): void {
     accessSync(path, constants.R_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(`${name}=${path}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${code})`}`);
+    throw refuse(name, `${path}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${code})`}`);
   }
 }

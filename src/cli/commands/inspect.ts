@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../../codec/data-converter';
 import { bestThought, operationTimings, thoughtsById, volume } from '../../grs/analysis';
@@ -9,6 +9,7 @@ import type { Grs } from '../../grs/types';
 import { inspectRun, runRequestOf } from '../../inspect/rebuild';
 import { resolveTask } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
+import { connectClient } from '../../temporal/connect';
 import { cliServer } from '../server';
 
 import type { InspectFormat } from './inspect-formats';
@@ -65,7 +66,7 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
 export async function inspectCommand(workflowId: string, o: InspectOptions, log: (line: string) => void): Promise<void> {
   const server = await cliServer(log);
   if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
-  const connection = await Connection.connect(server.connection);
+  const connection = await connectClient(server.connection);
   try {
     const dataConverter = dataConverterFromEnv();
     const client = new Client({

@@ -1,10 +1,11 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { type RunHealth, runHealth, stuckAdvice } from '../../client/health';
 import { queryProgress, webUiLink } from '../../client/runs';
 import { dataConverterFromEnv } from '../../codec/data-converter';
 import type { Progress } from '../../run/request';
 import { GOT_SEARCH_ATTRIBUTES } from '../../run/search-attributes';
 import { STUDY_QUERY, STUDY_WORKFLOW_TYPE, TRIAL_WORKFLOW_TYPE } from '../../run/wire';
+import { connectClient } from '../../temporal/connect';
 import type { StudyProgress, TrialProgress } from '../../tune/results';
 import { cliServer } from '../server';
 
@@ -41,7 +42,7 @@ export interface RunStatusReport {
 /** `got status <workflowId>`: the run's state, whether it is stuck, and its progress; it never waits on a run that cannot answer. */
 export async function statusCommand(workflowId: string, o: StatusOptions, log: (line: string) => void): Promise<RunStatusReport> {
   const server = await cliServer(log);
-  const connection = await Connection.connect(server.connection);
+  const connection = await connectClient(server.connection);
   try {
     const dataConverter = dataConverterFromEnv();
     const client = new Client({ connection, namespace: server.namespace, ...(dataConverter ? { dataConverter } : {}) });
