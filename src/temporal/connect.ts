@@ -80,17 +80,22 @@ function handshake(address: string, tls: Exclude<TemporalConnectionOptions['tls'
 /** Why a TLS connection failed, in the settings' words; undefined when the handshake succeeded (the cause is elsewhere). */
 function tlsReason(h: Handshake): string | undefined {
   if (h.ok) return undefined;
-  const { code = '', message } = h;
-  if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code) && code !== 'ERR_TLS_CERT_ALTNAME_INVALID')
-    return `the server's certificate is not signed by a CA this process trusts (${message}): set TEMPORAL_TLS_SERVER_CA_CERT_PATH to the CA that signed it`;
+  const code = h.code ?? '';
+  const message = opensslReason(h.message);
+  // An alert is the server's complaint about us: checked before our complaints about its certificate.
+  if (/alert (certificate required|bad certificate|unknown ca|certificate unknown|handshake failure)/i.test(message))
+    return `the server refused this client's certificate or wants one (${message}): set TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH to a pair its CA signed`;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
     return `the server's certificate is for another name (${message}): set TEMPORAL_TLS_SERVER_NAME to a name it carries`;
-  if (/certificate required|handshake failure|bad certificate|unknown ca/i.test(message))
-    return `the server refused this client's certificate or wants one (${message.trim()}): set TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH to a pair its CA signed`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code))
+    return `the server's certificate is not signed by a CA this process trusts (${message}): set TEMPORAL_TLS_SERVER_CA_CERT_PATH to the CA that signed it`;
   if (/wrong version number|packet length too long/i.test(message))
     return 'the server does not speak TLS: unset TEMPORAL_TLS or set it to false';
   return plainReason(h);
 }
+
+/** OpenSSL's words without its location (`...:SSL routines:<function>:<reason>:<file>:...`). */
+const opensslReason = (message: string) => /SSL routines:[^:]*:([^:]+):/.exec(message)?.[1] ?? message.trim();
 
 /** Why nothing answered at all. */
 function plainReason(h: Handshake): string | undefined {
