@@ -18,11 +18,10 @@ export type TracesSetting = z.infer<typeof TracesSetting>;
 
 /**
  * The worker's configuration, from the environment only: this is where the endpoint and its API
- * key live, never in a workflow's input or history.
+ * key live, never in a workflow's input or history. How it reaches Temporal (TEMPORAL_ADDRESS,
+ * TEMPORAL_NAMESPACE, TLS, API key) is read by `src/temporal/connection.ts`, shared with the CLI.
  */
 export const WorkerConfig = z.object({
-  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().default('default'),
   GOT_TASK_QUEUE: z.string().default(DEFAULT_TASK_QUEUE),
   GOT_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(200),
   /** Unset means: use the simulated LLM the CLI starts. */

@@ -1,8 +1,10 @@
-import { NativeConnection } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
+import { DEV_SERVER_DEFAULTS } from '../src/devserver/dev-server';
 import { endpointFromEnv, NO_ENDPOINT } from '../src/llm/endpoint';
 import { ensureSearchAttributes } from '../src/run/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
+import { connectNative, TemporalConnectError } from '../src/temporal/connect';
+import { connectionOptionsOf, temporalSettingsFromEnv } from '../src/temporal/connection';
 import { workerConfigFromEnv } from './config';
 import { createGotWorker } from './create';
 import { installQuietRuntime, logLevelFromEnv } from './logging';
@@ -10,6 +12,10 @@ import { installQuietRuntime, logLevelFromEnv } from './logging';
 /** `npm run worker`: a long-lived worker for a real deployment (configured from the environment). */
 async function main(): Promise<void> {
   const config = workerConfigFromEnv();
+  // TEMPORAL_ADDRESS, its TLS and API key (Temporal Cloud, an mTLS cluster), or the local server's port.
+  const temporal = temporalSettingsFromEnv();
+  const server = connectionOptionsOf(temporal, temporal.address ?? `${DEV_SERVER_DEFAULTS.ip}:${DEV_SERVER_DEFAULTS.port}`);
+  const { namespace } = temporal;
   // INFO keeps a long-lived worker's lifecycle lines; GOT_LOG_LEVEL changes it.
   try {
     installQuietRuntime(process.env.GOT_LOG_LEVEL ? logLevelFromEnv() : 'INFO', {
@@ -27,22 +33,23 @@ async function main(): Promise<void> {
   if (!llm) throw new Error(`${NO_ENDPOINT} (a standalone worker needs one; the CLI's "demo" and "run" start a simulated LLM for you)`);
   // Runs record typed search attributes; a namespace without them would stall every run, so refuse to
   // start instead. Checked while the worker is created: it polls only once both are done.
-  const attributesReady = ensureSearchAttributes(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE).catch((error: unknown) => {
+  const attributesReady = ensureSearchAttributes(server, namespace).catch((error: unknown) => {
+    if (error instanceof TemporalConnectError) throw error; // unreachable server: registering is not the problem
     throw new Error(
-      `the search attributes ${Object.keys(SEARCH_ATTRIBUTES).join(', ')} are not registered on namespace "${config.TEMPORAL_NAMESPACE}" and could not be registered (${error instanceof Error ? error.message : String(error)}); ` +
+      `the search attributes ${Object.keys(SEARCH_ATTRIBUTES).join(', ')} are not registered on namespace "${namespace}" and could not be registered (${error instanceof Error ? error.message : String(error)}); ` +
         `register them with: ${Object.entries(SEARCH_ATTRIBUTES)
           .map(([name, type]) => `temporal operator search-attribute create --name ${name} --type ${type}`)
           .join(' && ')}`,
     );
   });
   attributesReady.catch(() => undefined); // awaited below; its failure is the one reported
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS }).catch(async (error: unknown) => {
+  const connection = await connectNative(server).catch(async (error: unknown) => {
     await attributesReady;
     throw error;
   });
   const creating = createGotWorker({
     connection,
-    namespace: config.TEMPORAL_NAMESPACE,
+    namespace,
     taskQueue: config.GOT_TASK_QUEUE,
     llm,
     maxConcurrentActivities: config.GOT_MAX_CONCURRENT_ACTIVITIES,
@@ -63,7 +70,7 @@ async function main(): Promise<void> {
       ...(config.GOT_OTEL_TRACES ? [`traces to ${config.GOT_OTEL_TRACES}`] : []),
     ];
     console.log(
-      `worker polling task queue "${config.GOT_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}, LLM at ${llm.baseURL}${telemetry.map((t) => `, ${t}`).join('')}`,
+      `worker polling task queue "${config.GOT_TASK_QUEUE}" on ${server.address}${server.tls ? ' (TLS)' : ''}, LLM at ${llm.baseURL}${telemetry.map((t) => `, ${t}`).join('')}`,
     );
     await worker.run();
   } finally {

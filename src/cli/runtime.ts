@@ -1,16 +1,17 @@
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
 import { tracesFromEnv } from '../../worker/config';
 import { createGotWorker } from '../../worker/create';
 import { installQuietRuntime } from '../../worker/logging';
 import { dataConverterFromEnv } from '../codec/data-converter';
-import { ensureLocalServer } from '../devserver/local-server';
 import type { LlmEndpoint } from '../llm/client';
 import { endpointFromEnv, NO_ENDPOINT } from '../llm/endpoint';
 import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
+import { connectClient, connectNative } from '../temporal/connect';
 import { defaultLlmSource, type LlmSource, taskQueueFor } from './llm-source';
+import { cliServer } from './server';
 import { stateDir } from './state-dir';
 
 export interface RuntimeOptions {
@@ -77,12 +78,11 @@ export function exitOnInterrupt(what: string, log: (line: string) => void): void
 let interrupted: { what: string; log: (line: string) => void } | undefined;
 
 /**
- * Brings up what a CLI run needs. Each part has a real-deployment path (TEMPORAL_ADDRESS,
- * OPENAI_BASE_URL, external workers) and an embedded default (a local dev server kept running in
+ * Brings up what a CLI run needs. Each part has a real-deployment path (TEMPORAL_ADDRESS with its
+ * TLS and API key settings, OPENAI_BASE_URL, external workers) and an embedded default (a local dev server kept running in
  * the background, the simulated LLM and a worker in this process).
  */
 export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const source = o.llm ?? defaultLlmSource();
   const configured = endpointFromEnv();
   if (source === 'endpoint' && !configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
@@ -96,15 +96,14 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     const traces = tracesFromEnv();
     const tracing = traces ? (await import('../telemetry/traces')).startTracing(traces, 'got') : undefined;
     if (tracing) cleanups.push(() => tracing.shutdown());
-    const server = process.env.TEMPORAL_ADDRESS
-      ? { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' }
-      : await ensureLocalServer({ stateDir: stateDir(), log: o.log });
+    const server = await cliServer(o.log);
+    const { namespace } = server;
     // Runs record typed search attributes; make sure the namespace has them (a no-op when it does).
-    if (process.env.TEMPORAL_ADDRESS) await ensureSearchAttributes(server.address, namespace);
+    if (server.configured) await ensureSearchAttributes(server.connection, namespace);
 
     // GOT_CODEC_KEYS set: payloads are encrypted before they reach the server (client and worker alike).
     const dataConverter = dataConverterFromEnv();
-    const connection = await Connection.connect({ address: server.address });
+    const connection = await connectClient(server.connection);
     cleanups.push(() => connection.close());
 
     const simulated = await simulatedStart;
@@ -127,7 +126,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     if (o.inProcessWorker) {
       // The first install wins (an embedding process may have installed its own logger already).
       installQuietRuntime(undefined, { ownSignals: true });
-      const native = await NativeConnection.connect({ address: server.address });
+      const native = await connectNative(server.connection);
       const worker: Worker = await createGotWorker({
         connection: native,
         namespace,

@@ -114,7 +114,7 @@ export async function ensureNamespace(o: { ports: ClusterPorts; shared: SharedSe
   await waitUntilReady(
     `Namespace "${namespace}"`,
     () =>
-      ensureSearchAttributes(address, namespace).then(
+      ensureSearchAttributes({ address }, namespace).then(
         () => true,
         (error: unknown) => {
           if (/not.?found/i.test(String((error as Error).message))) return false;

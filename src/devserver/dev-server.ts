@@ -60,7 +60,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
   const server = spawnTracked(opts.binary, devServerArgs({ ...opts, ip, port, uiPort, ui, namespace }), opts);
   try {
     await waitUntilHealthy(address, namespace, server, opts.startupTimeoutMs ?? 60_000);
-    await ensureSearchAttributes(address, namespace);
+    await ensureSearchAttributes({ address }, namespace);
   } catch (err) {
     server.dispose();
     if (server.child.pid) await terminate(server.child.pid);

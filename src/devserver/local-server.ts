@@ -93,13 +93,13 @@ async function reuseRecordedServer(recorded: ServerState, log: (line: string) =>
     }
     await sleep(500);
   }
-  await ensureSearchAttributes(recorded.address, namespace);
+  await ensureSearchAttributes({ address: recorded.address }, namespace);
   log(`Reusing Temporal dev server (pid ${recorded.pid}) at ${recorded.address}; Web UI at ${recorded.uiUrl}.`);
   return { address: recorded.address, uiUrl: recorded.uiUrl, started: false };
 }
 
 async function reuseForeignServer(address: string, uiUrl: string, log: (line: string) => void): Promise<LocalServerInfo> {
-  await ensureSearchAttributes(address, namespace);
+  await ensureSearchAttributes({ address }, namespace);
   log(`Reusing the Temporal server already listening at ${address}.`);
   return { address, uiUrl, started: false };
 }

@@ -1,4 +1,5 @@
-import { Connection } from '@temporalio/client';
+import { connectClient } from '../temporal/connect';
+import type { TemporalConnectionOptions } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
 // Kept apart from search-attributes.ts: the workflow bundle imports that module and must not pull in a gRPC client.
@@ -10,8 +11,8 @@ const INDEXED_VALUE_TYPES = ['Unspecified', 'Text', 'Keyword', 'Int', 'Double', 
  * Registers any of SEARCH_ATTRIBUTES the namespace lacks (e.g. a server we did not start, or a
  * SQLite file created before an attribute existed), and fails if one exists with another type.
  */
-export async function ensureSearchAttributes(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+export async function ensureSearchAttributes(server: TemporalConnectionOptions, namespace: string): Promise<void> {
+  const connection = await connectClient(server);
   try {
     const missing: Record<string, number> = {};
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
@@ -21,7 +22,7 @@ export async function ensureSearchAttributes(address: string, namespace: string)
       else if (INDEXED_VALUE_TYPES[existing] !== type) {
         throw new Error(
           `Search attribute ${name} is registered as ${INDEXED_VALUE_TYPES[existing]} in namespace "${namespace}" ` +
-            `at ${address}, but this project needs ${type}. Use a fresh server/database.`,
+            `at ${server.address}, but this project needs ${type}. Use a fresh server/database.`,
         );
       }
     }

@@ -12,6 +12,9 @@ export interface WorkerProcessEnv {
   OPENAI_BASE_URL: string;
   OPENAI_API_KEY?: string;
   TEMPORAL_NAMESPACE?: string;
+  /** A TLS-secured frontend: TLS on, and the CA its certificate is signed by. */
+  TEMPORAL_TLS?: string;
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH?: string;
   GOT_STORE?: string;
   GOT_STORE_THRESHOLD_BYTES?: string;
   /** The worker's response cache folder (default: the user's). */

@@ -3,6 +3,7 @@ import { parseOrThrow } from '../../goo/validate';
 import { LlmClient, type LlmEndpoint } from '../../llm/client';
 import { type ContextWindow, contextWindowOf } from '../../llm/context-windows';
 import { endpointFromEnv, NO_ENDPOINT } from '../../llm/endpoint';
+import { type ConnectionSummary, summarizeConnection, temporalSettingsFromEnv } from '../../temporal/connection';
 import { defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
 
 /** `got doctor`'s options. */
@@ -73,6 +74,36 @@ export interface DoctorReport {
   store?: StoreReport;
   /** Whether a worker started with this environment serves metrics and sends traces. */
   telemetry?: TelemetryReport;
+  /** How runs and workers reach Temporal with this environment. */
+  temporal?: TemporalReport;
+}
+
+/** The Temporal connection settings, or why they are refused. */
+export type TemporalReport = ({ ok: true } & ConnectionSummary) | { ok: false; error: string };
+
+/** How this environment connects to Temporal (decision 60); settings only, nothing is dialled. */
+export function temporalOf(env: NodeJS.ProcessEnv = process.env): TemporalReport {
+  try {
+    return { ok: true, ...summarizeConnection(temporalSettingsFromEnv(env)) };
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** The Temporal line: where, which namespace, TLS and API key (whether one is set, never the key). */
+function formatTemporal(r: DoctorReport): string[] {
+  const t = r.temporal;
+  if (!t) return [];
+  if (!t.ok) return [`  temporal      NOT USABLE: ${t.error}`];
+  const where = t.address ?? 'the local dev server (started on first use)';
+  const tlsParts = [
+    t.serverCA ? 'own CA' : 'system CAs',
+    ...(t.clientCertificate ? ['client certificate'] : []),
+    ...(t.serverName ? [`server name ${t.serverName}`] : []),
+  ];
+  return [
+    `  temporal      ${where} · namespace ${t.namespace} · TLS ${t.tls ? `on (${tlsParts.join(', ')})` : 'off'} · API key ${t.apiKey ? 'set' : 'not set'}${t.profile ? ` · profile ${t.profile}` : ''}`,
+  ];
 }
 
 /** Metrics and traces as this environment sets them (decisions 53, 54). */
@@ -224,6 +255,7 @@ export function formatDoctor(r: DoctorReport): string {
       formatWindow(r),
       ...formatStore(r),
       ...formatTelemetry(r),
+      ...formatTemporal(r),
     ].join('\n');
   const yes = (b: boolean | undefined) => (b ? 'yes' : 'no');
   return [
@@ -236,6 +268,7 @@ export function formatDoctor(r: DoctorReport): string {
     formatWindow(r),
     ...formatStore(r),
     ...formatTelemetry(r),
+    ...formatTemporal(r),
   ].join('\n');
 }
 
@@ -264,7 +297,12 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
     endpoint = configured;
   }
   try {
-    const report = { ...(await doctor(endpoint, o.llm, model, window)), store: await probeStore(), telemetry: telemetryOf() };
+    const report = {
+      ...(await doctor(endpoint, o.llm, model, window)),
+      store: await probeStore(),
+      telemetry: telemetryOf(),
+      temporal: temporalOf(),
+    };
     console.log(o.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
     return report;
   } finally {

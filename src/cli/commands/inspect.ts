@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../../codec/data-converter';
-import { ensureLocalServer } from '../../devserver/local-server';
 import { bestThought, operationTimings, thoughtsById, volume } from '../../grs/analysis';
 import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
@@ -10,7 +9,8 @@ import type { Grs } from '../../grs/types';
 import { inspectRun, runRequestOf } from '../../inspect/rebuild';
 import { resolveTask } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
-import { stateDir } from '../state-dir';
+import { connectClient } from '../../temporal/connect';
+import { cliServer } from '../server';
 
 import type { InspectFormat } from './inspect-formats';
 
@@ -64,14 +64,14 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
 
 /** `got inspect <workflowId>`: fetches the run's history and rebuilds its GRS from it alone. */
 export async function inspectCommand(workflowId: string, o: InspectOptions, log: (line: string) => void): Promise<void> {
-  const address = process.env.TEMPORAL_ADDRESS ?? (await ensureLocalServer({ stateDir: stateDir(), log })).address;
+  const server = await cliServer(log);
   if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
-  const connection = await Connection.connect({ address });
+  const connection = await connectClient(server.connection);
   try {
     const dataConverter = dataConverterFromEnv();
     const client = new Client({
       connection,
-      namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+      namespace: server.namespace,
       ...(dataConverter ? { dataConverter } : {}),
     });
     const { grs, history } = await inspectRun(client, workflowId, o.runId);
