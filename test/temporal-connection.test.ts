@@ -8,7 +8,13 @@ import { temporalOf } from '../src/cli/commands/doctor';
 import { ValidationError } from '../src/goo/validate';
 import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
 import { connectClient, connectNative, TemporalConnectError } from '../src/temporal/connect';
-import { connectionOptionsOf, summarizeConnection, temporalSettingsFromEnv } from '../src/temporal/connection';
+import {
+  connectionOptionsOf,
+  PLAINTEXT_PROFILE,
+  plaintextTemporalEnv,
+  summarizeConnection,
+  temporalSettingsFromEnv,
+} from '../src/temporal/connection';
 import { startWorkerProcess } from './support/processes';
 import { makeTestCertificates, startTlsProxy, type TestCertificates, type TlsProxy } from './support/tls-proxy';
 
@@ -116,6 +122,32 @@ describe('connection settings from the standard Temporal variables', () => {
 
   it('refuses an API key with no server named (the local dev server speaks plaintext)', () => {
     expect(refusal({ TEMPORAL_API_KEY: 'k1' })).toMatch(/TEMPORAL_ADDRESS: not set, but TEMPORAL_API_KEY is/);
+  });
+
+  it("a cluster worker's environment drops a shell's Temporal Cloud settings and reads a plaintext profile, not the user's", () => {
+    const profile = join(dir, 'plaintext.toml');
+    writeFileSync(profile, PLAINTEXT_PROFILE);
+    const userProfile = join(dir, 'user.toml');
+    writeFileSync(userProfile, '[profile.default]\naddress = "cloud.example:7233"\napi_key = "k-user"\n');
+    const shell = {
+      PATH: '/usr/bin',
+      TEMPORAL_ADDRESS: '127.0.0.1:17233',
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_API_KEY: 'k-shell',
+      TEMPORAL_TLS: 'true',
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.caCert,
+      TEMPORAL_GRPC_META_X_TEAM: 'a',
+      TEMPORAL_CONFIG_FILE: userProfile,
+    };
+    expect(temporalSettingsFromEnv(shell).security.apiKey).toBe('k-shell');
+    const env = plaintextTemporalEnv(shell, profile);
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      TEMPORAL_ADDRESS: '127.0.0.1:17233',
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_CONFIG_FILE: profile,
+    });
+    expect(temporalSettingsFromEnv(env)).toEqual({ address: '127.0.0.1:17233', namespace: 'default', security: {} });
   });
 
   it('got doctor says how it connects, and whether a key is set, never the key', () => {

@@ -7,7 +7,7 @@
  * stopped database) and waits until every part is ready again.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -17,6 +17,7 @@ import { ensureMinio, isMinioLive, MINIO_DEFAULT_BUCKET, MINIO_DEV_CREDENTIALS, 
 import { isPortFree, LOOPBACK, startTimeOf } from '../devserver/process';
 import { DEFAULT_TASK_QUEUE } from '../run/wire';
 import { DEFAULT_S3_REGION } from '../store/s3-store';
+import { PLAINTEXT_PROFILE } from '../temporal/connection';
 import { freshness, readManifest } from '../util/build-manifest';
 import { REPO_ROOT, type SharedSettings, sharedSettings } from './deploy-files';
 import {
@@ -234,6 +235,9 @@ async function up(o: ClusterUpOptions): Promise<ClusterInfo> {
     }
   }
   const address = frontendAddress(ports);
+  // The cluster speaks plaintext: its workers read this profile, not the user's (which may be Temporal Cloud's).
+  const profileFile = join(stateDir, 'temporal-client.toml');
+  await writeFile(profileFile, PLAINTEXT_PROFILE);
   const workerEnv = (k: number) => ({
     ...env,
     OPENAI_BASE_URL: llmUrl(state.llm, ports),
@@ -246,7 +250,7 @@ async function up(o: ClusterUpOptions): Promise<ClusterInfo> {
       part(
         workerName(k),
         () => isWorkerPolling(address, shared.TEMPORAL_NAMESPACE, state.processes[workerName(k)]!.pid),
-        () => startWorker({ address, namespace: shared.TEMPORAL_NAMESPACE, env: workerEnv(k), logFile: logOf(workerName(k)) }),
+        () => startWorker({ address, namespace: shared.TEMPORAL_NAMESPACE, env: workerEnv(k), profileFile, logFile: logOf(workerName(k)) }),
       ),
     ),
   );

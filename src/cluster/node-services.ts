@@ -4,6 +4,7 @@ import { Connection } from '@temporalio/client';
 import type { WorkerConfig } from '../../worker/config';
 import { LOOPBACK } from '../devserver/process';
 import { DEFAULT_TASK_QUEUE } from '../run/wire';
+import { plaintextTemporalEnv } from '../temporal/connection';
 import { REPO_ROOT } from './deploy-files';
 import type { ClusterPorts } from './ports';
 import { httpOk, type ProcessRecord, spawnDetached, waitUntilReady } from './processes';
@@ -52,10 +53,13 @@ export async function startWorker(o: {
   address: string;
   namespace: string;
   env: Record<string, string>;
+  /** A client profile file for {@link plaintextTemporalEnv}: the worker ignores a shell's Temporal Cloud settings. */
+  profileFile: string;
   logFile: string;
   timeoutMs?: number;
 }): Promise<ProcessRecord> {
-  const record = spawnDetached(node, [bin('got-worker.js')], { logFile: o.logFile, env: { ...process.env, ...o.env }, cwd: REPO_ROOT });
+  const env = plaintextTemporalEnv({ ...process.env, ...o.env }, o.profileFile);
+  const record = spawnDetached(node, [bin('got-worker.js')], { logFile: o.logFile, env, cwd: REPO_ROOT });
   await waitUntilReady(`The worker (pid ${record.pid})`, () => isWorkerPolling(o.address, o.namespace, record.pid), {
     timeoutMs: o.timeoutMs ?? 120_000,
     process: record,

@@ -7,7 +7,7 @@ import { parseOrThrow, ValidationError } from '../goo/validate';
 // Every process of ours that reaches a Temporal frontend (the CLI's client and in-process worker,
 // `got-worker`, `got status`, `got inspect`) takes its settings from here: Temporal's standard
 // environment variables and its optional TOML profile file, read by @temporalio/envconfig
-// (decision 60). This module adds what that package leaves to its callers: refusals that name the
+// (decision 55). This module adds what that package leaves to its callers: refusals that name the
 // variable, before any connection is tried.
 
 /** The namespace used when neither TEMPORAL_NAMESPACE nor a profile names one. */
@@ -175,4 +175,21 @@ function readable(path: string, name: string): void {
     const code = (error as NodeJS.ErrnoException).code;
     throw refuse(name, `${path}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${code})`}`);
   }
+}
+
+/** What an empty client profile file says: no TLS, no key, the address from `TEMPORAL_ADDRESS`. */
+export const PLAINTEXT_PROFILE =
+  '# A plaintext server of our own: no TLS, no API key; the address comes from TEMPORAL_ADDRESS.\n[profile.default]\n';
+
+/**
+ * `env` for a process that must reach a plaintext server of ours (a `got cluster` worker) whatever
+ * the user's shell holds for Temporal Cloud: every connection variable but the address and namespace
+ * dropped, and `TEMPORAL_CONFIG_FILE` pointed at `profileFile` (write {@link PLAINTEXT_PROFILE} there)
+ * so the user's own `temporal.toml` is not read either.
+ */
+export function plaintextTemporalEnv(env: NodeJS.ProcessEnv, profileFile: string): NodeJS.ProcessEnv {
+  const kept = Object.entries(env).filter(
+    ([name]) => !name.startsWith('TEMPORAL_') || name === 'TEMPORAL_ADDRESS' || name === 'TEMPORAL_NAMESPACE',
+  );
+  return { ...Object.fromEntries(kept), TEMPORAL_CONFIG_FILE: profileFile };
 }

@@ -81,7 +81,7 @@ export interface DoctorReport {
 /** The Temporal connection settings, or why they are refused. */
 export type TemporalReport = ({ ok: true } & ConnectionSummary) | { ok: false; error: string };
 
-/** How this environment connects to Temporal (decision 60); settings only, nothing is dialled. */
+/** How this environment connects to Temporal (decision 55); settings only, nothing is dialled. */
 export function temporalOf(env: NodeJS.ProcessEnv = process.env): TemporalReport {
   try {
     return { ok: true, ...summarizeConnection(temporalSettingsFromEnv(env)) };
