@@ -152,7 +152,7 @@ def check(request: dict) -> None:
         raise RunRefused("refused before sending (the published schemas)", issues)
 
 
-def merge_request(documents: list[str], scheme: str, params: dict, budget_usd: float | None) -> dict:
+def merge_request(documents: list[str], scheme: str, params: dict, budget_usd: float | None, model: str | None = None) -> dict:
     # The scheme's size defaults to the problem's (for doc-merge: the number of documents); the worker labels the run with both.
     request = {
         "task": TASK,
@@ -161,6 +161,9 @@ def merge_request(documents: list[str], scheme: str, params: dict, budget_usd: f
         "scheme": {"name": scheme, "params": params} if params else scheme,
         "labels": {"client": "python"},
     }
+    if model is not None:
+        # The model the workers' endpoint serves; left out, the contract's default (the simulator's).
+        request["llm"] = {"model": model}
     if budget_usd is not None:
         request["budget"] = {"maxCostUsd": budget_usd}
     return request
@@ -209,13 +212,14 @@ async def main() -> int:
     parser.add_argument("--doc", action="append", required=True, help="a document to merge (repeat)")
     parser.add_argument("--scheme", default="got", help=f"one of {', '.join(CATALOGUE['tasks'][TASK]['schemes'])} (schema/tasks.json)")
     parser.add_argument("--param", action="append", type=param, default=[], help="a tunable parameter of the scheme, name=value (repeat)")
+    parser.add_argument("--model", default=None, help="the model the workers' LLM endpoint serves (llm.model)")
     parser.add_argument("--budget-usd", type=float, default=None)
     parser.add_argument("--out", default=None, help="write the merged document here")
     parser.add_argument("--codec-endpoint", default=None,
                         help="a codec server (got codec-server), for a deployment that encrypts or stores its payloads")
     args = parser.parse_args()
 
-    request = merge_request([pathlib.Path(p).read_text() for p in args.doc], args.scheme, dict(args.param), args.budget_usd)
+    request = merge_request([pathlib.Path(p).read_text() for p in args.doc], args.scheme, dict(args.param), args.budget_usd, args.model)
     try:
         check(request)
         converter = temporalio.converter.default()
