@@ -21,7 +21,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webUiLink } from '../src/client/runs';
 import type { ClusterInfo, ClusterStatus } from '../src/cluster/cluster';
-import { clusterPorts, PORT_SPAN, portsInUse } from '../src/cluster/ports';
+import { clusterPorts, MAX_PORT_BASE, PORT_SPAN, portsInUse } from '../src/cluster/ports';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { isAlive, isPortFree, LOOPBACK } from '../src/devserver/process';
 import type { Grs } from '../src/grs/types';
@@ -80,7 +80,7 @@ async function clusterStatus(): Promise<ClusterStatus> {
 /** A port base whose whole range is free: ports of its own, never Temporal's usual ones. */
 async function freePortBase(): Promise<number> {
   for (let i = 0; i < 50; i++) {
-    const base = 20_000 + Math.floor(Math.random() * (12_000 - PORT_SPAN));
+    const base = 20_000 + Math.floor(Math.random() * (MAX_PORT_BASE - 20_000));
     const ports = portsInUse(clusterPorts(base), 2).map((p) => p.port);
     if ((await Promise.all(ports.map((p) => isPortFree(LOOPBACK, p)))).every(Boolean)) return base;
   }
@@ -428,7 +428,7 @@ describe('the deployed shape under faults', () => {
     const again = await clusterUp();
     expect(again.processes).toEqual(before.info!.processes);
 
-    const other = await got(['cluster', 'up', '--state-dir', stateDir, '--port-base', String(portBase + PORT_SPAN)]);
+    const other = await got(['cluster', 'up', '--state-dir', stateDir, '--port-base', String(portBase - PORT_SPAN)]);
     expect(other.code).toBe(3);
     expect(other.stderr).toMatch(/running with port base/);
 

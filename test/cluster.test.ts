@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEPLOY_FILES, parseEnvFile, REPO_ROOT, retentionSeconds, sharedSettings, temporalServerArgs } from '../src/cluster/deploy-files';
-import { clusterPorts, DEFAULT_PORT_BASE, MAX_WORKERS, PORT_SPAN, portsInUse } from '../src/cluster/ports';
+import { clusterPorts, DEFAULT_PORT_BASE, MAX_PORT_BASE, MAX_WORKERS, PORT_SPAN, portsInUse } from '../src/cluster/ports';
 import { temporalServerEnv } from '../src/cluster/temporal-server';
 import { ensureClusterTool } from '../src/cluster/tools';
 
@@ -53,6 +53,10 @@ describe("the cluster's ports", () => {
     for (const usual of [5432, 7233, 7234, 7235, 7239, 7243, 6933, 8080, 8233, 8888, 9000]) expect(defaults).not.toContain(usual);
     expect(() => clusterPorts(80)).toThrow(/port base/);
     expect(() => clusterPorts(65_500)).toThrow(/port base/);
+    // Temporal's membership table holds ports in a smallint: a base whose membership ports pass 32767 cannot start.
+    expect(() => clusterPorts(MAX_PORT_BASE)).not.toThrow();
+    expect(clusterPorts(MAX_PORT_BASE).temporalWorkerMembership).toBe(32_767);
+    expect(() => clusterPorts(MAX_PORT_BASE + 1)).toThrow(/from 1024 to 32759: Temporal keeps its membership ports/);
     expect(() => clusterPorts(DEFAULT_PORT_BASE).workerMetrics(MAX_WORKERS)).toThrow(RangeError);
   });
 });

@@ -88,9 +88,18 @@ export function portsInUse(ports: ClusterPorts, workers: number): { port: number
   ];
 }
 
+/** Temporal records each service's membership port in a PostgreSQL `smallint` column: above this the server cannot start. */
+const MAX_MEMBERSHIP_PORT = 32_767;
+/** The highest membership port's offset from the base (see {@link clusterPorts}). */
+const LAST_MEMBERSHIP_OFFSET = 8;
+
+/** The highest port base a cluster accepts (32759). */
+export const MAX_PORT_BASE = MAX_MEMBERSHIP_PORT - LAST_MEMBERSHIP_OFFSET;
+
 function assertPortBase(base: number): void {
-  if (!Number.isInteger(base) || base < 1024 || base + PORT_SPAN > 65_535)
+  if (!Number.isInteger(base) || base < 1024 || base > MAX_PORT_BASE)
     throw new RangeError(
-      `the port base must be a whole number from 1024 to ${65_535 - PORT_SPAN} (a cluster uses ${PORT_SPAN} ports from it)`,
+      `the port base must be a whole number from 1024 to ${MAX_PORT_BASE}: Temporal keeps its membership ports ` +
+        `(base+5 to base+${LAST_MEMBERSHIP_OFFSET}) in a PostgreSQL smallint, which ends at ${MAX_MEMBERSHIP_PORT}`,
     );
 }
