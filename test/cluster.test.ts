@@ -4,6 +4,8 @@
  * cluster's environment and once with compose's.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +60,29 @@ describe("the cluster's ports", () => {
     expect(clusterPorts(MAX_PORT_BASE).temporalWorkerMembership).toBe(32_767);
     expect(() => clusterPorts(MAX_PORT_BASE + 1)).toThrow(/from 1024 to 32759: Temporal keeps its membership ports/);
     expect(() => clusterPorts(DEFAULT_PORT_BASE).workerMetrics(MAX_WORKERS)).toThrow(RangeError);
+  });
+});
+
+describe('got cluster up with an option it cannot use', () => {
+  const up = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+    exec(process.execPath, [join(REPO_ROOT, 'bin/got.js'), 'cluster', 'up', ...args], { env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+
+  it('exits 2 naming the option and its limit, having started nothing', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'got-cluster-bad-'));
+    const tooHigh = await up(['--simulated', '--port-base', String(MAX_PORT_BASE + 1), '--state-dir', stateDir]);
+    expect(tooHigh.code).toBe(2);
+    expect(tooHigh.stderr).toMatch(/--port-base: the port base must be a whole number from 1024 to 32759/);
+    const workers = await up(['--simulated', '--workers', String(MAX_WORKERS + 1), '--state-dir', stateDir]);
+    expect(workers.code).toBe(2);
+    expect(workers.stderr).toMatch(/--workers/);
+    const { OPENAI_BASE_URL: _, ...noLlm } = process.env;
+    const llm = await up(['--state-dir', stateDir], noLlm);
+    expect(llm.code).toBe(2);
+    expect(llm.stderr).toMatch(/OPENAI_BASE_URL: not set/);
+    expect(readdirSync(stateDir)).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ import { CODEC_KEYS_ENV, generateCodecKey, parseCodecKeys } from '../codec/keys'
 import { isServerHealthy } from '../devserver/dev-server';
 import { ensureMinio, isMinioLive, MINIO_DEFAULT_BUCKET, MINIO_DEV_CREDENTIALS, startMinio } from '../devserver/minio';
 import { isPortFree, LOOPBACK, startTimeOf } from '../devserver/process';
+import { ValidationError } from '../goo/validate';
 import { DEFAULT_TASK_QUEUE } from '../run/wire';
 import { DEFAULT_S3_REGION } from '../store/s3-store';
 import { PLAINTEXT_PROFILE } from '../temporal/connection';
@@ -101,6 +102,8 @@ const llmUrl = (llm: ClusterLlm, ports: ClusterPorts) => (llm.simulated ? simLlm
 /** Brings the cluster up, or completes a partly running one; resolves once every part is ready. */
 export function clusterUp(o: ClusterUpOptions): Promise<ClusterInfo> {
   return withClusterLock(o.stateDir, () => up(o), o.log).catch((error: unknown) => {
+    // A bad option started nothing: no logs to read, nothing to stop.
+    if (error instanceof ValidationError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`${message}\nLogs: ${logDir(o.stateDir)}. \`got cluster down\` stops the parts that did start.`);
   });
@@ -264,8 +267,13 @@ async function up(o: ClusterUpOptions): Promise<ClusterInfo> {
 function settle(o: ClusterUpOptions, recorded: ClusterState | undefined, anyRunning: boolean): ClusterState {
   const workers = o.workers ?? recorded?.workers ?? DEFAULT_WORKERS;
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
-    throw new Error(`--workers must be a whole number from 1 to ${MAX_WORKERS}`);
+    throw badOption('--workers', `must be a whole number from 1 to ${MAX_WORKERS}`);
   const portBase = o.portBase ?? recorded?.portBase ?? DEFAULT_PORT_BASE;
+  try {
+    clusterPorts(portBase);
+  } catch (error) {
+    throw badOption('--port-base', (error as Error).message);
+  }
   const llm = settleLlm(o, recorded?.llm);
   if (recorded && anyRunning) {
     const changed = [
@@ -288,14 +296,18 @@ function settle(o: ClusterUpOptions, recorded: ClusterState | undefined, anyRunn
   };
 }
 
+/** An option of `got cluster up` that cannot be used, named (the CLI exits 2, as for any bad input). */
+const badOption = (name: string, message: string) => new ValidationError('got cluster up options', [{ path: name, message }]);
+
 function settleLlm(o: ClusterUpOptions, recorded: ClusterLlm | undefined): ClusterLlm {
   if (o.simulated) return { simulated: true, latencyMs: o.latencyMs ?? (recorded?.simulated ? recorded.latencyMs : 0) };
-  if (o.latencyMs !== undefined && !recorded?.simulated) throw new Error('--latency applies to the simulated LLM: add --simulated');
+  if (o.latencyMs !== undefined && !recorded?.simulated) throw badOption('--latency', 'applies to the simulated LLM: add --simulated');
   if (recorded) return recorded.simulated && o.latencyMs !== undefined ? { simulated: true, latencyMs: o.latencyMs } : recorded;
   const baseURL = process.env.OPENAI_BASE_URL;
   if (!baseURL)
-    throw new Error(
-      "the cluster's workers need an LLM: set OPENAI_BASE_URL (and OPENAI_API_KEY) to an OpenAI-compatible endpoint, or pass --simulated",
+    throw badOption(
+      'OPENAI_BASE_URL',
+      "not set, and the cluster's workers need an LLM: set it (and OPENAI_API_KEY) to an OpenAI-compatible endpoint, or pass --simulated",
     );
   return { simulated: false, baseURL };
 }
