@@ -10,14 +10,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { CODEC_KEYS_ENV, generateCodecKey, parseCodecKeys } from '../codec/keys';
 import { isServerHealthy } from '../devserver/dev-server';
 import { ensureMinio, isMinioLive, MINIO_DEFAULT_BUCKET, MINIO_DEV_CREDENTIALS, startMinio } from '../devserver/minio';
 import { isPortFree, LOOPBACK, startTimeOf } from '../devserver/process';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_TASK_QUEUE } from '../run/wire';
-import { DEFAULT_S3_REGION } from '../store/s3-store';
+import { DEFAULT_S3_REGION, s3Client } from '../store/s3-store';
 import { PLAINTEXT_PROFILE } from '../temporal/connection';
 import { freshness, readManifest } from '../util/build-manifest';
 import { REPO_ROOT, type SharedSettings, sharedSettings } from './deploy-files';
@@ -339,7 +339,7 @@ async function assertPortsFree(ports: ClusterPorts, state: ClusterState): Promis
 }
 
 async function bucketExists(ports: ClusterPorts): Promise<boolean> {
-  const client = new S3Client({
+  const client = s3Client({
     endpoint: minioUrl(ports),
     region: DEFAULT_S3_REGION,
     forcePathStyle: true,

@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { DEFAULT_S3_REGION } from '../store/s3-store';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { DEFAULT_S3_REGION, s3Client } from '../store/s3-store';
 import { ensureGoTool, toolCacheRoot } from './go-install';
 import { freePort, LOOPBACK, spawnTracked, type TrackedProcess, terminate } from './process';
 
@@ -152,7 +152,7 @@ export async function isMinioLive(endpoint: string): Promise<boolean> {
 type BucketTarget = { endpoint: string; bucket: string; accessKey: string; secretKey: string };
 
 async function createBucket(target: BucketTarget, server: TrackedProcess, deadline: number): Promise<void> {
-  const client = new S3Client({
+  const client = s3Client({
     endpoint: target.endpoint,
     region: DEFAULT_S3_REGION,
     forcePathStyle: true,
