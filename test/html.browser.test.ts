@@ -4,12 +4,12 @@ import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
-import { GooBuilder } from '../src/goo/builder';
 import { toHtml } from '../src/grs/html';
 import type { RunResult } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
 import { launchBrowser } from './support/browser';
 import { type Harness, startHarness } from './support/harness';
+import { nestedChunksSortingGoo } from './support/tasks';
 
 const ARTIFACTS = resolve('test-artifacts');
 type Box = { x: number; y: number; width: number; height: number };
@@ -62,26 +62,10 @@ describe('the GRS viewer page in a real browser', () => {
 
 describe('the GRS viewer page of a graph that grew at run time', () => {
   it('draws each part of a forEach in a box of its own, nested parts inside, and lists grown operations after their forEach', async () => {
-    const b = new GooBuilder();
-    const halves = b.forEach(null, {
-      id: 'halves',
-      parts: { split: 'chunks', params: { size: 16 } },
-      maxParts: 2,
-      body: (bb) => {
-        const quarters = bb.forEach(null, {
-          id: 'quarters',
-          parts: { split: 'chunks', params: { size: 8 } },
-          maxParts: 2,
-          body: (q) => q.generate(null, { id: 'sort', prompt: 'sort', k: 2 }),
-        });
-        bb.aggregate(quarters, { id: 'merge', prompt: 'merge' });
-      },
-    });
-    b.aggregate(halves, { id: 'merge', prompt: 'merge' });
     const { grs } = await resultOf(
       await startRun(
         h.client,
-        { task: 'sorting', problem: sortingTask.generateProblem(32, 5), goo: b.build() },
+        { task: 'sorting', problem: sortingTask.generateProblem(32, 5), goo: nestedChunksSortingGoo(2) },
         { taskQueue: h.taskQueue },
       ),
     );

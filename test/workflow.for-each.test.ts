@@ -14,6 +14,7 @@ import { sortingTask } from '../src/tasks/sorting';
 import { bundleGotWorkflows } from '../worker/create';
 import { pendingHumanScoresQuery, scoreThoughtsUpdate } from '../workflows/definitions';
 import { type Harness, startHarness } from './support/harness';
+import { nestedChunksSortingGoo } from './support/tasks';
 
 /**
  * forEach on real Temporal: the graph grows while the run goes on, by one copy of the body per part
@@ -149,23 +150,7 @@ describe('a forEach over every input thought (parts: "each")', () => {
 
 describe("a forEach over the task's split (parts: { split })", () => {
   it('makes a new thought per part (recorded from the split activity), and grows nested forEach bodies inside each part', async () => {
-    const b = new GooBuilder();
-    const halves = b.forEach(null, {
-      id: 'halves',
-      parts: { split: 'chunks', params: { size: 16 } },
-      maxParts: 2,
-      body: (bb) => {
-        const quarters = bb.forEach(null, {
-          id: 'quarters',
-          parts: { split: 'chunks', params: { size: 8 } },
-          maxParts: 2,
-          body: (q) => q.generate(null, { id: 'sort', prompt: 'sort' }),
-        });
-        bb.aggregate(quarters, { id: 'merge', prompt: 'merge' });
-      },
-    });
-    b.aggregate(halves, { id: 'merge', prompt: 'merge' });
-    const handle = await start(sortingRun(b.build()));
+    const handle = await start(sortingRun(nestedChunksSortingGoo()));
     const { grs } = await resultOf(handle);
 
     const list = problem32.list;

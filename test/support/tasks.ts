@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
+import { GooBuilder } from '../../src/goo/builder';
 import type { GoO, Operation } from '../../src/goo/schema';
 import { type Issue, ValidationError, validateGoO } from '../../src/goo/validate';
 import type { AnyTask } from '../../src/tasks/task';
@@ -47,3 +48,27 @@ export function gooGraph(goo: GoO) {
 export const expectKeepBest1 = (o: Operation) => expect(o).toMatchObject({ type: 'keepBestN', n: 1, higherIsBetter: false });
 export const expectLocalScore = (o: Operation) => expect(o).toMatchObject({ type: 'score', scorer: { kind: 'local' } });
 export const sameSet = (xs: readonly string[], ys: readonly string[]) => expect([...xs].sort()).toEqual([...ys].sort());
+
+/**
+ * Sorting 32 numbers through nested forEach over the task's `chunks` split: two halves of 16, each
+ * cut into two quarters of 8 sorted `k` times, the quarters of a half merged, then the halves merged.
+ */
+export function nestedChunksSortingGoo(k?: number): GoO {
+  const b = new GooBuilder();
+  const halves = b.forEach(null, {
+    id: 'halves',
+    parts: { split: 'chunks', params: { size: 16 } },
+    maxParts: 2,
+    body: (bb) => {
+      const quarters = bb.forEach(null, {
+        id: 'quarters',
+        parts: { split: 'chunks', params: { size: 8 } },
+        maxParts: 2,
+        body: (q) => q.generate(null, { id: 'sort', prompt: 'sort', ...(k !== undefined ? { k } : {}) }),
+      });
+      bb.aggregate(quarters, { id: 'merge', prompt: 'merge' });
+    },
+  });
+  b.aggregate(halves, { id: 'merge', prompt: 'merge' });
+  return b.build();
+}
