@@ -8,8 +8,7 @@ import { dataConverterFromEnv } from '../src/codec/data-converter';
 import type { RunRequestInput } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
-import { sortingTask } from '../src/tasks/sorting';
-import { median } from './stats';
+import { comparePaired } from './paired-runs';
 import { startBenchEnv } from './support';
 
 const { temporal } = proto;
@@ -160,38 +159,18 @@ export async function measureStoreOverhead(repeats: number): Promise<StoreOverhe
   const inline = await startBenchEnv({ latencyMs: 50 }, dataConverterFromEnv({ GOT_STORE: 'off' }));
   const stored = await startBenchEnv({ latencyMs: 50 }, dataConverterFromEnv({ GOT_STORE: store }));
   const workers = [await inline.worker(), await stored.worker()];
-  const cases: [string, () => RunRequestInput][] = [
-    ['sorting got 64', () => sortingRun(64)],
-    ['doc-merge got 4', () => docMergeRun(4)],
-  ];
-  const rows: StoreOverheadRow[] = [];
   try {
-    for (const [label, request] of cases) {
-      const times: [number[], number[]] = [[], []];
-      for (let i = 0; i <= repeats; i++) {
-        for (const [k, env] of [inline, stored].entries()) {
-          const started = Date.now();
-          await resultOf(await startRun(env.client, { ...request(), seed: i }, { taskQueue: workers[k]!.taskQueue }));
-          if (i > 0) times[k]!.push(Date.now() - started);
-        }
-      }
-      const [inlineMs, storedMs] = times.map(median) as [number, number];
-      rows.push({ run: label, inlineMs, storedMs, ratio: Math.round((storedMs / inlineMs) * 100) / 100 });
-    }
+    const rows = await comparePaired(
+      [
+        { client: inline.client, taskQueue: workers[0]!.taskQueue },
+        { client: stored.client, taskQueue: workers[1]!.taskQueue },
+      ],
+      repeats,
+    );
+    return rows.map(({ run, firstMs, secondMs, ratio }) => ({ run, inlineMs: firstMs, storedMs: secondMs, ratio }));
   } finally {
     for (const w of workers) await w.stop();
     await inline.close();
     await stored.close();
   }
-  return rows;
-}
-
-function sortingRun(size: number): RunRequestInput {
-  const problem = sortingTask.generateProblem(size, 1);
-  return { task: 'sorting', problem, goo: sortingTask.schemes.got!({ size, problem }), labels: { scheme: 'got', size } };
-}
-
-function docMergeRun(count: number): RunRequestInput {
-  const problem = docMergeTask.generateProblem(count, 1);
-  return { task: 'doc-merge', problem, goo: docMergeTask.schemes.got!({ size: count, problem }), labels: { scheme: 'got', size: count } };
 }

@@ -89,7 +89,7 @@ function storeSection(rows: StoreOverheadRow[], cpuMs: number): string {
 
 Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}, CPU check ${cpuMs} ms. The same GoT run with
 every payload inline (\`GOT_STORE=off\`) and with the default store (a folder, payloads of 2 KiB or
-more stored and read back), alternating, each setting on its own private dev server and in-process
+more stored and read back), alternating which goes first, each setting on its own private dev server and in-process
 worker, the simulator at 50 ms per call: median wall time of ${quick ? 3 : 7} runs after a warm-up.
 \`ratio\` is stored over inline.
 
