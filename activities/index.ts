@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { readSentFiles } from '../src/documents/sent-files';
 import { tooManyParts } from '../src/goo/grow';
 import { ValidationError } from '../src/goo/validate';
 import type { LlmCall, ThoughtState } from '../src/grs/types';
@@ -23,6 +24,8 @@ import type {
   LocalStep,
   PreparedRun,
   ProblemField,
+  ReviewStep,
+  ReviewStepResult,
   ScoreStep,
   ScoreStepResult,
   StepThought,
@@ -170,9 +173,12 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
     /** Checks a run request against its task and returns the problem's root thought. */
     async prepareRun(input: unknown): Promise<PreparedRun> {
       try {
-        const { task, problem, request } = checkRun(input, { storeThreshold: store?.threshold });
+        // A problem sent as files (by a client that cannot read PDF or DOCX) is read here, then checked like any other.
+        const read = await readSentFiles(input as { task?: unknown; problem?: unknown }, taskIfKnown(input));
+        const { task, problem, request } = checkRun(read, { storeThreshold: store?.threshold });
         const { problem: sent, ...checked } = request;
-        const reparsed = !isDeepStrictEqual(problem, sent);
+        // Files read here are a problem the workflow has not seen, like one the task normalised.
+        const reparsed = read !== input || !isDeepStrictEqual(problem, sent);
         // A large problem is stored once; the workflow hands its steps the reference (if its path takes it).
         const problemRef = await store?.holdIfLarge(problem);
         return {
@@ -182,11 +188,27 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
           ...(reparsed && !problemRef ? { problem } : {}),
           ...(problemRef ? { problemRef } : {}),
           ...(store ? { storedFrom: store.threshold } : {}),
+          ...(task.reviewer ? { reviewsAnswers: true as const } : {}),
         };
       } catch (e) {
         if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, FAILURE.validation, e.issues);
         throw e;
       }
+    },
+
+    /** The engine's review of the best answer (pure, from the problem); with decisions, of the answer they make. */
+    async reviewAnswer(step: ReviewStep): Promise<ReviewStepResult> {
+      const task = taskOf(step.task);
+      const reviewer = task.reviewer;
+      if (!reviewer) throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" does not review its answers`, FAILURE.validation);
+      const problem = await problemOf(step);
+      const answer = task.answerText(step.thought.state);
+      if (!step.decisions) return reviewer.review(answer, problem);
+      const earlier = step.review ?? reviewer.review(answer, problem).review;
+      const problems = reviewer.checkDecisions(earlier, step.decisions);
+      if (problems.length) throw ApplicationFailure.nonRetryable(`decisions refused: ${problems.join('; ')}`, FAILURE.validation);
+      const decidedText = reviewer.apply(answer, problem, earlier, step.decisions);
+      return { ...reviewer.review(decidedText, problem), decidedText };
     },
 
     async callLlm(step: LlmStep): Promise<LlmStepResult> {
@@ -270,6 +292,15 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
 export type GotActivities = ReturnType<typeof createActivities>;
 
 /** The step's task, built-in or declared; a task that cannot be resolved will not resolve on a retry either. */
+/** The request's task when it names one that exists; the request's check reports any other. */
+function taskIfKnown(input: unknown): AnyTask | undefined {
+  try {
+    return resolveTask((input as { task: TaskRef }).task);
+  } catch {
+    return undefined;
+  }
+}
+
 function taskOf(ref: TaskRef): AnyTask {
   try {
     return resolveTask(ref);

@@ -1,3 +1,4 @@
+import type { AnswerReview, ReviewDecision } from '../src/documents/types';
 import type { ThoughtState, Usage } from '../src/grs/types';
 import type { LlmSettings, RunRequest } from '../src/run/request';
 import type { StoredRef } from '../src/store/payload-store';
@@ -115,4 +116,25 @@ export interface PreparedRun {
   problemRef?: StoredRef;
   /** Step inputs of at least this many bytes go to the worker's payload store (absent: it has none). */
   storedFrom?: number;
+  /** The task reviews its answers (`Task.reviewer`: document merges); absent for runs recorded before it could. */
+  reviewsAnswers?: true;
+}
+
+/** The engine's review of an answer, and with `decisions`, of the answer with a person's decisions applied. */
+export interface ReviewStep extends ProblemField {
+  task: TaskRef;
+  /** The reviewed thought: its id and state. */
+  thought: { id: string; state: Record<string, unknown> };
+  /** A person's decisions on the disagreements of `review`, to apply to the answer. */
+  decisions?: ReviewDecision[];
+  /** The review the decisions answer (from the first review step). */
+  review?: AnswerReview;
+}
+
+/** What a review step found. */
+export interface ReviewStepResult {
+  review: AnswerReview;
+  documents: string[];
+  /** With decisions: the answer's text with them applied (what `review` reviewed). */
+  decidedText?: string;
 }

@@ -1,12 +1,14 @@
 /**
  * How fast the local model server is on this machine: model load time, then generation speed for
  * one request alone and for two at once (two sequences of one context), per llama.cpp thread count.
- * Not part of `npm run bench` (that one needs no model): `npx tsx bench/local-llm.ts [--tokens 64] [--threads 1,2]`.
+ * Not part of `npm run bench` (that one needs no model):
+ * `npx tsx bench/local-llm.ts [--local-model smollm2-135m] [--tokens 64] [--threads 1,2]`.
  * Prints a Markdown table; the figures quoted in docs/decisions.md (decision 17) come from it.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import OpenAI from 'openai';
 import { ensureLocalModel } from '../src/localllm/model';
+import { builtInModel } from '../src/localllm/models';
 import { startLocalLlm } from '../src/localllm/server';
 import { median } from './stats';
 
@@ -18,16 +20,18 @@ const tokens = Number(arg('--tokens', '64'));
 const threadCounts = arg('--threads', '1,2').split(',').map(Number);
 const reps = 3;
 
-const modelPath = await ensureLocalModel({ log: console.error });
+const model = builtInModel(arg('--local-model', 'smollm2-135m'));
+// GOT_LOCAL_MODEL, when set, still names a file to measure instead.
+const modelPath = await ensureLocalModel({ model, log: console.error });
 console.log(
-  `Local model benchmark, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average at start ${loadavg()[0]!.toFixed(1)}.`,
+  `Local model benchmark (${modelPath.split('/').at(-1)}), ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average at start ${loadavg()[0]!.toFixed(1)}.`,
 );
 console.log(`Each request: one prompt, ${tokens} completion tokens (greedy, cut at max_tokens); median of ${reps}.\n`);
 console.log('| threads | load s | one request: tok/s | first token ms | two at once: tok/s each | total tok/s |');
 console.log('|---|---|---|---|---|---|');
 
 for (const threads of threadCounts) {
-  const llm = await startLocalLlm({ modelPath, port: 0, threads, parallel: 2 });
+  const llm = await startLocalLlm({ modelPath, port: 0, threads, parallel: 2, contextSize: model.contextSize });
   const openai = new OpenAI({ baseURL: llm.baseURL, apiKey: 'unused', maxRetries: 0 });
   const ask = async (topic: string) => {
     const startedAt = performance.now();

@@ -9,7 +9,9 @@
  * change that adds behaviour without altering what existing GoOs do records only the runs that
  * use it (`--runs for-each`).
  *
- *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|all]   e.g. 2-fast-steps
+ * Merges reviewed by the engine, one of them decided by a person through the update, are the `review` runs.
+ *
+ *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|all]   e.g. 2-fast-steps
  *
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
@@ -29,15 +31,15 @@ import { WORKFLOW_TYPE } from '../src/run/wire';
 import { startSimulatedLlm } from '../src/simllm/server';
 import { TASKS } from '../src/tasks/registry';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
-import { pendingHumanScoresQuery, scoreThoughtsUpdate } from '../workflows/definitions';
+import { decideDisagreementsUpdate, pendingHumanScoresQuery, pendingReviewQuery, scoreThoughtsUpdate } from '../workflows/definitions';
 
 const GENERATION = process.argv[2];
-const RUN_SETS = ['standard', 'for-each', 'scheme', 'all'] as const;
+const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'all'] as const;
 const runsFlag = process.argv.indexOf('--runs');
 const RUN_SET = (runsFlag > 0 ? process.argv[runsFlag + 1] : 'all') as (typeof RUN_SETS)[number];
 if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION) || !RUN_SETS.includes(RUN_SET)) {
   console.error(
-    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|all]   (e.g. 2-fast-steps: a number, then what changed)',
+    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|all]   (e.g. 2-fast-steps: a number, then what changed)',
   );
   process.exit(2);
 }
@@ -169,6 +171,7 @@ async function main() {
     if (RUN_SET === 'standard' || RUN_SET === 'all') await recordStandard();
     if (RUN_SET === 'for-each' || RUN_SET === 'all') await recordForEach();
     if (RUN_SET === 'scheme' || RUN_SET === 'all') await recordSchemeByName();
+    if (RUN_SET === 'review' || RUN_SET === 'all') await recordReview();
     const total = written.reduce((s, w) => s + w.bytes, 0);
     log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
   } finally {
@@ -202,6 +205,29 @@ async function main() {
       if (failed !== name.endsWith('-failed')) throw new Error(`${name} ${failed ? 'failed' : 'completed'} unexpectedly`);
       await save(name, handle);
     }
+  }
+
+  /** A merge the engine reviews, and one that waits for a person's decisions on the sources' disagreements. */
+  async function recordReview(): Promise<void> {
+    const problem = TASKS['doc-merge']!.generateProblem(4, SEED) as RunRequestInput['problem'];
+    const base = { task: 'doc-merge', problem, scheme: 'io', labels: { sample: SEED } } satisfies RunRequestInput;
+    const reviewed = await client.workflow.start(WORKFLOW_TYPE, { taskQueue, workflowId: 'fixture-doc-merge-io-4-reviewed', args: [base] });
+    await reviewed.result();
+    await save('doc-merge-io-4-reviewed', reviewed);
+
+    const decided = await client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: 'fixture-doc-merge-io-4-decided',
+      args: [{ ...base, review: { decide: true } }],
+    });
+    const pending = await poll('the review to wait for decisions', async () => (await decided.query(pendingReviewQuery)) ?? undefined);
+    // The first disagreement decided for the last source that states it; the others left as merged.
+    const first = pending.disagreements[0]!;
+    await decided.executeUpdate(decideDisagreementsUpdate, {
+      args: [{ decisions: [{ id: first.id, choose: { document: first.values.at(-1)!.document } }], by: 'fixture' }],
+    });
+    await decided.result();
+    await save('doc-merge-io-4-decided', decided);
   }
 
   async function recordForEach(): Promise<void> {

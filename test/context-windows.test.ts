@@ -20,6 +20,7 @@ import {
   UNKNOWN_MODEL_CONTEXT_TOKENS,
 } from '../src/llm/context-windows';
 import { LOCAL_LLM_DEFAULTS } from '../src/localllm/defaults';
+import { LOCAL_MODELS } from '../src/localllm/models';
 import { checkRun } from '../src/run/check';
 import { LlmSettings } from '../src/run/request';
 import { SIMULATED_MODEL } from '../src/run/wire';
@@ -58,6 +59,10 @@ describe('context windows of known models', () => {
     ['mixtral-8x22b-instruct', 65_536],
     ['Qwen/Qwen2.5-7B-Instruct', 32_768],
     ['SmolLM2-135M-Instruct.Q4_1', LOCAL_LLM_DEFAULTS.contextSize],
+    // The built-in Qwen models under the ids got local-llm serves them as: the window it serves, not the trained one.
+    ['Qwen2.5-Coder-1.5B-Instruct-Q4_K_M', LOCAL_MODELS['qwen2.5-coder-1.5b'].contextSize],
+    ['Qwen2.5-Coder-0.5B-Instruct-Q4_K_M', LOCAL_MODELS['qwen2.5-coder-0.5b'].contextSize],
+    ['Qwen/Qwen2.5-Coder-1.5B-Instruct', 32_768],
     [SIMULATED_MODEL, SIMULATED_CONTEXT_TOKENS],
   ])('%s: %i tokens', (model, tokens) => {
     expect(knownContextTokens(model)?.tokens).toBe(tokens);

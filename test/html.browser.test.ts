@@ -4,10 +4,11 @@ import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
+import { formatScore } from '../src/grs/analysis';
 import { toHtml } from '../src/grs/html';
 import type { RunResult } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
-import { launchBrowser } from './support/browser';
+import { emptyBandBelowHeader, launchBrowser, printedScores } from './support/browser';
 import { type Harness, startHarness } from './support/harness';
 import { nestedChunksSortingGoo } from './support/tasks';
 
@@ -43,6 +44,8 @@ describe('the GRS viewer page in a real browser', () => {
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(pathToFileURL(file).href);
+    // The first screen shows the graph right under the header (no empty band).
+    expect((await emptyBandBelowHeader(page)).band).toBeLessThanOrEqual(40);
 
     expect(await page.locator('g.node').count()).toBe(grs.thoughts.length);
     expect(await page.locator('path.edge').count()).toBe(grs.thoughts.reduce((n, t) => n + t.parents.length, 0));
@@ -53,7 +56,8 @@ describe('the GRS viewer page in a real browser', () => {
     const details = (await page.locator('#details').textContent())!;
     expect(details).toContain(best!.id);
     expect(details).toContain(answers[best!.id]!);
-    expect(details).toContain(`score ${best!.score}`);
+    expect(details).toContain(`score ${formatScore(best!.score!)}`);
+    for (const s of await printedScores(page)) expect(s, s).toMatch(/^-?\d+(\.\d{1,3})?$/);
 
     await page.screenshot({ path: join(ARTIFACTS, 'grs-sorting-got-32.png'), fullPage: true });
     expect(errors).toEqual([]);

@@ -9,6 +9,7 @@ import OpenAI, { BadRequestError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_LLM_DEFAULTS } from '../src/localllm/defaults';
 import { ensureLocalModel, LOCAL_MODEL_ENV } from '../src/localllm/model';
+import { LOCAL_MODEL_NAME_ENV, LOCAL_MODEL_NAMES, LOCAL_MODELS } from '../src/localllm/models';
 import { type LocalLlm, type LocalLlmStats, startLocalLlm } from '../src/localllm/server';
 
 const CONTEXT = 2048;
@@ -136,6 +137,18 @@ describe('the local model server (SmolLM2-135M)', () => {
     expect(bad.code).toBe('context_length_exceeded');
   });
 
+  it('lists the model with the window it serves, and measures its own speed without disturbing the counters', async () => {
+    const models = (await (await fetch(`${llm.baseURL}/models`)).json()) as { data: { id: string; context_length: number }[] };
+    expect(models.data).toEqual([expect.objectContaining({ id: llm.model, context_length: llm.contextSize })]);
+    const before = llm.stats();
+    const speed = await llm.measureSpeed({ maxTokens: 8 });
+    expect(speed.completionTokens).toBeGreaterThan(1);
+    expect(speed.promptTokens).toBeGreaterThan(0);
+    expect(speed.tokensPerSecond).toBeGreaterThan(0);
+    expect(speed.promptTokensPerSecond).toBeGreaterThan(0);
+    expect(llm.stats()).toEqual(before);
+  });
+
   it('refuses a malformed request with a 400 naming the field', async () => {
     const error = await openai.chat.completions
       .create({ model: llm.model, messages: [{ role: 'user', content: 'hi' }], n: 0 })
@@ -182,13 +195,17 @@ describe('got local-llm', () => {
     const stdout = wrapped.replace(/\s+/g, ' ');
     for (const [flag, value] of [
       ['--port', LOCAL_LLM_DEFAULTS.port],
-      ['--context', LOCAL_LLM_DEFAULTS.contextSize],
       ['--parallel', LOCAL_LLM_DEFAULTS.parallel],
       ['--threads', LOCAL_LLM_DEFAULTS.threads],
     ] as const) {
       expect(stdout).toMatch(new RegExp(`${flag} <\\w+> [^(]*\\(default: ${value}\\)`));
     }
     expect(stdout).toContain(`env: ${LOCAL_MODEL_ENV}`);
+    // Each built-in model is served with its own context size unless --context says otherwise.
+    for (const m of Object.values(LOCAL_MODELS)) expect(stdout).toContain(`${m.contextSize} for ${m.name}`);
+    expect(stdout).toContain(`${LOCAL_LLM_DEFAULTS.contextSize} for a file`);
+    expect(stdout).toContain(`choices: ${LOCAL_MODEL_NAMES.map((n) => `"${n}"`).join(', ')}`);
+    expect(stdout).toContain(`env: ${LOCAL_MODEL_NAME_ENV}`);
   });
 
   it('names the model file it cannot read, before loading anything', async () => {

@@ -10,7 +10,7 @@ import type { LlmStepResult } from '../activities';
 import type { Grs } from '../src/grs/types';
 import { rebuildGrs, runRequestOf } from '../src/inspect/rebuild';
 import { checkRun } from '../src/run/check';
-import type { HumanScores, RunResult } from '../src/run/request';
+import type { HumanScores, ReviewDecisions, RunResult } from '../src/run/request';
 import { PATCH } from '../src/run/wire';
 import { bundleGotWorkflows } from '../worker/create';
 
@@ -45,7 +45,7 @@ const STANDARD_GENERATIONS = [
   '6-claim-check',
   '7-scheme-by-name',
 ];
-const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each'].sort();
+const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each', '8-answer-review'].sort();
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
   'doc-merge-got-4',
@@ -60,12 +60,16 @@ const RUNS = [
 const FOR_EACH_RUNS = ['sorting-foreach-32', 'sorting-foreach-nested-64'];
 /** Requests that named a scheme instead of sending a GoO: the paper's GoT, a tuned ToT, and an unknown scheme the worker refused. */
 const SCHEME_RUNS = ['sorting-got-32-by-name', 'sorting-tot-32-tuned-by-name', 'sorting-unknown-scheme-failed'];
+/** Merges reviewed by the engine (the `answer-review` patch): one as it came, one decided by a person through the update. */
+const REVIEW_RUNS = ['doc-merge-io-4-decided', 'doc-merge-io-4-reviewed'];
 const runsOf = (generation: string) =>
-  generation === '5-for-each'
-    ? FOR_EACH_RUNS
-    : generation === '7-scheme-by-name'
-      ? [...RUNS, ...FOR_EACH_RUNS, ...SCHEME_RUNS].sort()
-      : RUNS;
+  generation === '8-answer-review'
+    ? REVIEW_RUNS
+    : generation === '5-for-each'
+      ? FOR_EACH_RUNS
+      : generation === '7-scheme-by-name'
+        ? [...RUNS, ...FOR_EACH_RUNS, ...SCHEME_RUNS].sort()
+        : RUNS;
 const EXPECTED = GENERATIONS.flatMap((g) => runsOf(g).map((r) => `${g}/${r}`));
 
 const fixtures: { name: string; history: History }[] = GENERATIONS.flatMap((g) =>
@@ -133,11 +137,13 @@ describe('recorded histories replay against the current Controller', () => {
     for (const { name, history } of fixtures) {
       const patches = name.startsWith('1-')
         ? []
-        : /^[45]-/.test(name)
-          ? [PATCH.reask]
-          : /^[67]-/.test(name)
-            ? [PATCH.claimCheck]
-            : [PATCH.fastSteps];
+        : name.startsWith('8-')
+          ? [PATCH.answerReview]
+          : /^[45]-/.test(name)
+            ? [PATCH.reask]
+            : /^[67]-/.test(name)
+              ? [PATCH.claimCheck]
+              : [PATCH.fastSteps];
       expect(patchesOf(history), name).toEqual(patches);
       // With the patch, thoughts are checked by the LLM step that made them: no local activity does it.
       if (!name.startsWith('1-')) expect(localChecks(history), name).toBe(0);
@@ -167,7 +173,8 @@ describe('recorded histories replay against the current Controller', () => {
       const grs = await rebuildGrs(history, { workflowBundle: bundle });
       expect(grs).toEqual(result!.grs);
       expect(grs.operations.every((o) => o.status === 'done')).toBe(true);
-      expect(grs.thoughts.length).toBeGreaterThan(3);
+      // An IO merge has the problem and one merged thought; every other recorded run has more.
+      expect(grs.thoughts.length).toBeGreaterThan(name.includes('-io-') ? 1 : 3);
       expect(grs.calls.length).toBeGreaterThan(0);
     },
   );
@@ -221,6 +228,32 @@ describe('recorded runs that grew their graph', () => {
     expect(splits).toHaveLength(4);
     expect(grs.operations.find((o) => o.id === 'repair')!.parts!.some((p) => p.kept)).toBe(true);
     expect(grs.operations.find((o) => o.id === 'repair')!.parts!.some((p) => !p.kept)).toBe(true);
+  });
+});
+
+describe('recorded merges the engine reviewed', () => {
+  it('rebuilds the review from history: each clause traced, the disagreements, and the decisions of the accepted update applied', async () => {
+    const reviewed = await rebuildGrs(fixture('8-answer-review/doc-merge-io-4-reviewed'), { workflowBundle: bundle });
+    expect(reviewed.review!.counts.clauses).toBeGreaterThan(5);
+    expect(reviewed.review!.clauses).toHaveLength(reviewed.review!.counts.clauses);
+    expect(reviewed.review!.decisions).toBeUndefined();
+
+    const history = fixture('8-answer-review/doc-merge-io-4-decided');
+    const accepted = history.events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    expect(accepted).toHaveLength(1);
+    const sent = defaultPayloadConverter.fromPayload<ReviewDecisions>(
+      accepted[0]!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0]!,
+    );
+    const grs = await rebuildGrs(history, { workflowBundle: bundle });
+    expect(grs.review!.decisions).toEqual(sent.decisions);
+    const decision = sent.decisions[0]!;
+    const chosen = 'document' in decision.choose ? decision.choose.document : -1;
+    const disagreement = reviewed.review!.disagreements.find((d) => d.id === decision.id)!;
+    const value = disagreement.values.find((v) => v.document === chosen)!.value;
+    // The decided merge states the chosen value for that term, and the review of it says so.
+    expect(grs.review!.decidedText).toContain(value.text);
+    const after = grs.review!.disagreements.find((d) => d.topic === disagreement.topic && d.kind === disagreement.kind);
+    expect(after?.kept.map((k) => k.normalized)).toContain(value.normalized);
   });
 });
 

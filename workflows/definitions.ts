@@ -1,6 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Grs } from '../src/grs/types';
-import type { HumanScores, PendingHumanScore, Progress } from '../src/run/request';
+import type { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions } from '../src/run/request';
 import { QUERY, UPDATE } from '../src/run/wire';
 
 /** The `progress` query: operations done and running, calls, tokens and cost so far. */
@@ -11,3 +11,7 @@ export const grsQuery = defineQuery<Grs>(QUERY.grs);
 export const pendingHumanScoresQuery = defineQuery<PendingHumanScore[]>(QUERY.pendingHumanScores);
 /** The `scoreThoughts` update: a person's scores for a waiting human Score operation. */
 export const scoreThoughtsUpdate = defineUpdate<{ accepted: number }, [HumanScores]>(UPDATE.scoreThoughts);
+/** The `pendingReview` query: the disagreements waiting for a person's decisions, or null. */
+export const pendingReviewQuery = defineQuery<PendingReview | null>(QUERY.pendingReview);
+/** The `decideDisagreements` update: a person's decisions on the disagreements of the reviewed answer. */
+export const decideDisagreementsUpdate = defineUpdate<{ accepted: number }, [ReviewDecisions]>(UPDATE.decideDisagreements);

@@ -2,6 +2,7 @@ import {
   ActivityCancellationType,
   type ActivityOptions,
   isCancellation,
+  log,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -12,6 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { GotActivities, LocalChecks } from '../activities';
 import type { AnalyzedGoO } from '../src/goo/graph';
+import { bestThought } from '../src/grs/analysis';
 import { type GrsFact, GrsRecorder } from '../src/grs/recorder';
 import { PAYLOAD_LIMITS } from '../src/run/footprint';
 import type { RunRequest, RunRequestInput, RunResult } from '../src/run/request';
@@ -23,12 +25,14 @@ import { grsQuery, progressQuery } from './definitions';
 import { runFailed } from './failures';
 import { HumanScoring } from './human-scores';
 import { observeFact, runEnded, runStarted, UNCHECKED_TASK } from './metrics';
+import { answerReview } from './paths/answer-review';
 import { beforeFastSteps } from './paths/before-fast-steps';
 import { claimCheck } from './paths/claim-check';
 import { fastSteps } from './paths/fast-steps';
 import { reaskUnusable } from './paths/reask-unusable';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
 import { resultOf } from './result';
+import { AnswerReviewing } from './review';
 import { RunGraph } from './run-graph';
 import { type OperationFailure, Scheduler } from './scheduler';
 import { markFinished, markStarted, showProgress } from './web-ui';
@@ -48,14 +52,17 @@ const { grsReplay } = proxySinks<GrsReplaySinks>();
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   // The one place a run's generation is chosen: retiring a patch deletes its path's file.
-  const path = patched(PATCH.claimCheck)
-    ? claimCheck
-    : patched(PATCH.reask)
-      ? reaskUnusable
-      : patched(PATCH.fastSteps)
-        ? fastSteps
-        : beforeFastSteps;
+  const path = patched(PATCH.answerReview)
+    ? answerReview
+    : patched(PATCH.claimCheck)
+      ? claimCheck
+      : patched(PATCH.reask)
+        ? reaskUnusable
+        : patched(PATCH.fastSteps)
+          ? fastSteps
+          : beforeFastSteps;
   const humans = new HumanScoring();
+  const reviewing = new AnswerReviewing();
   const local = proxyLocalActivities<GotActivities>({
     startToCloseTimeout: '30s',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.validation] },
@@ -65,7 +72,12 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   let run: { ctx: RunContext; scheduler: Scheduler } | undefined;
   setHandler(grsQuery, () => (run?.ctx.grs ?? preparingGrs(input)).snapshot());
   setHandler(progressQuery, () =>
-    run ? progressOf(run.ctx.grs, run.ctx.graph, run.scheduler.running, humans.awaiting) : preparingProgress(input),
+    run
+      ? {
+          ...progressOf(run.ctx.grs, run.ctx.graph, run.scheduler.running, humans.awaiting),
+          ...(reviewing.awaiting ? { awaitingReview: true } : {}),
+        }
+      : preparingProgress(input),
   );
 
   const { request, analyzed, prepared } = await path.prepare(input, {
@@ -111,6 +123,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   let failure: OperationFailure | undefined;
   try {
     failure = await scheduler.run();
+    if (!failure && path.reviewsAnswers && prepared.reviewsAnswers) await reviewBest(ctx, reviewing, prepared.higherIsBetter);
   } catch (error) {
     if (isCancellation(error)) {
       markFinished('cancelled', grs.spent.costUsd, undefined);
@@ -128,6 +141,21 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   markFinished(outcome, grs.spent.costUsd, result.best?.score);
   runEnded({ task, outcome, budgetExhausted: grs.budgetExhausted });
   return result;
+}
+
+/**
+ * Reviews the best answer when it is valid. A review that fails (after its retries) leaves the
+ * answer unreviewed rather than failing a run whose LLM calls are all paid for; cancellation ends the run.
+ */
+async function reviewBest(ctx: RunContext, reviewing: AnswerReviewing, higherIsBetter: boolean): Promise<void> {
+  const best = bestThought(ctx.grs.final(), higherIsBetter);
+  if (!best?.valid) return;
+  try {
+    await reviewing.run(ctx, best);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('the answer could not be reviewed; the run finishes without its review', { error: String(error) });
+  }
 }
 
 /**

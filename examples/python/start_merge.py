@@ -1,6 +1,12 @@
 """Start a document merge from Python, knowing only the published contract (schema/).
 
-    python examples/python/start_merge.py --address 127.0.0.1:7233 --doc a.txt --doc b.txt [--scheme got] [--param merges=3]
+    python examples/python/start_merge.py --address 127.0.0.1:7233 --doc a.pdf --doc b.docx [--scheme got] [--param merges=3]
+
+Documents may be PDF (with a text layer), DOCX, HTML, Markdown or plain text: text files are sent as
+text; when any is not, every file is sent as it is (`problem.files`, contract.json: problemFiles) and
+the worker reads them by content, refusing a scanned, encrypted or damaged one before any LLM call.
+Through a codec server with a payload store (--codec-endpoint) the documents travel through the
+store, never inline in the history.
 
 Needs `pip install temporalio jsonschema`. The request names one of the task's schemes (schema/tasks.json)
 and the worker builds its GoO. Before anything is sent, the request is checked against
@@ -11,6 +17,7 @@ the same way. Prints one JSON line per event on stdout: started, progress, then 
 """
 import argparse
 import asyncio
+import base64
 import dataclasses
 import json
 import os
@@ -62,6 +69,7 @@ def read(value: dict, fields: dict[str, str], known: set[str]) -> dict[str, Any]
 
 PROGRESS_FIELDS = schema_fields(load(CONTRACT["queries"][PROGRESS_QUERY]))
 RESULT_FIELDS = schema_fields(load(CONTRACT["output"]))
+GRS_FIELDS = schema_fields(load(CONTRACT["output"]), "grs")
 TOTALS_FIELDS = schema_fields(load(CONTRACT["output"]), "grs", "totals")
 THOUGHT_FIELDS = schema_fields(load(CONTRACT["output"]), "best")
 
@@ -106,13 +114,16 @@ class RunResult:
     no_answer: dict | None
     llm_calls: int
     cost_usd: float
+    # The engine's review of the merge (grs.review): clause counts, disagreements, decided text.
+    review: dict | None
 
     @classmethod
     def of(cls, value: dict) -> "RunResult":
         top = read(value, {"status": "status", "best": "best", "no_answer": "noAnswer", "grs": "grs"}, RESULT_FIELDS)
         totals = read(top["grs"]["totals"], {"llm_calls": "llmCalls", "cost_usd": "costUsd"}, TOTALS_FIELDS)
+        review = read(top["grs"], {"review": "review"}, GRS_FIELDS)["review"]
         best = Thought.of(top["best"]) if top["best"] else None
-        return cls(status=top["status"], best=best, no_answer=top["no_answer"], **totals)
+        return cls(status=top["status"], best=best, no_answer=top["no_answer"], review=review, **totals)
 
 
 @dataclass(frozen=True)
@@ -147,16 +158,30 @@ def schema_issues(instance: Any, schema: dict, prefix: str = "") -> list[Issue]:
 def check(request: dict) -> None:
     """The request against the contract, and its problem against the task's own schema, before anything is sent."""
     issues = schema_issues(request, load(CONTRACT["input"]["args"][0]))
-    issues += schema_issues(request["problem"], load(CATALOGUE["tasks"][request["task"]]["problem"]), "problem")
+    sent_as_files = "files" in request["problem"]
+    problem_schema = CONTRACT["problemFiles"] if sent_as_files else CATALOGUE["tasks"][request["task"]]["problem"]
+    issues += schema_issues(request["problem"], load(problem_schema), "problem")
     if issues:
         raise RunRefused("refused before sending (the published schemas)", issues)
 
 
-def merge_request(documents: list[str], scheme: str, params: dict, budget_usd: float | None, model: str | None = None) -> dict:
+def problem_of(paths: list[str]) -> dict:
+    """Text files as documents; otherwise every file as it is, for the worker to read (PDF, DOCX, HTML...)."""
+    contents = [pathlib.Path(p).read_bytes() for p in paths]
+    try:
+        texts = [c.decode("utf-8") for c in contents]
+        if all(not t.lstrip().lower().startswith(("<!doctype html", "<html")) and "\0" not in t for t in texts):
+            return {"documents": texts}
+    except UnicodeDecodeError:
+        pass
+    return {"files": [{"name": pathlib.Path(p).name, "base64": base64.b64encode(c).decode("ascii")} for p, c in zip(paths, contents)]}
+
+
+def merge_request(problem: dict, scheme: str, params: dict, budget_usd: float | None, model: str | None = None) -> dict:
     # The scheme's size defaults to the problem's (for doc-merge: the number of documents); the worker labels the run with both.
     request = {
         "task": TASK,
-        "problem": {"documents": documents},
+        "problem": problem,
         # A bare name when the paper's values will do; the object form when parameters are set.
         "scheme": {"name": scheme, "params": params} if params else scheme,
         "labels": {"client": "python"},
@@ -219,7 +244,7 @@ async def main() -> int:
                         help="a codec server (got codec-server), for a deployment that encrypts or stores its payloads")
     args = parser.parse_args()
 
-    request = merge_request([pathlib.Path(p).read_text() for p in args.doc], args.scheme, dict(args.param), args.budget_usd, args.model)
+    request = merge_request(problem_of(args.doc), args.scheme, dict(args.param), args.budget_usd, args.model)
     try:
         check(request)
         converter = temporalio.converter.default()
@@ -256,7 +281,9 @@ async def main() -> int:
         reason = (result.no_answer or {}).get("reason", "no final thought was scored")
         emit({"event": "noAnswer", "workflowId": handle.id, "reason": reason})
         return 4
-    merged = result.best.state["merged"]
+    review = result.review if result.review and result.review.get("thought") == result.best.id else None
+    # A person's decisions on disagreements make the answer; else the model's merge.
+    merged = (review or {}).get("decidedText") or result.best.state["merged"]
     if args.out:
         pathlib.Path(args.out).write_text(merged)
     emit({
@@ -266,6 +293,7 @@ async def main() -> int:
         "merged": merged,
         "llmCalls": result.llm_calls,
         "costUsd": result.cost_usd,
+        **({"review": {**review["counts"], "disagreements": len(review["disagreements"])}} if review else {}),
     })
     return 0
 

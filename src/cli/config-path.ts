@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { LOCAL_MODEL_NAME_ENV } from '../localllm/models';
 import type { CliConfig } from './config';
 
 // Free of zod: the CLI declares its options with these before it knows whether a config file exists.
@@ -14,6 +15,7 @@ export const OPTION_ENV = {
   latency: 'GOT_SIM_LATENCY_MS',
   taskQueue: 'GOT_TASK_QUEUE',
   stuckAfter: 'GOT_STUCK_AFTER',
+  localModel: LOCAL_MODEL_NAME_ENV,
 } as const satisfies Partial<Record<keyof CliConfig, string>>;
 
 /** The config file to read: `--config <file>`, else $GOT_CONFIG, else ./got.config.json when present. */

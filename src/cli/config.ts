@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseOrThrow, ValidationError } from '../goo/validate';
+import { LOCAL_MODEL_NAMES } from '../localllm/models';
 import { configPath } from './config-path';
 
 /**
@@ -22,6 +23,7 @@ export const CliConfig = z.strictObject({
   seed: z.number().int().min(0).optional(),
   concurrency: z.number().int().positive().optional(),
   stuckAfter: z.number().int().min(0).optional(),
+  localModel: z.enum(LOCAL_MODEL_NAMES).optional(),
 });
 export type CliConfig = z.infer<typeof CliConfig>;
 

@@ -1,7 +1,15 @@
-import { basename } from 'node:path';
+import { ValidationError } from '../goo/validate';
 import { endpointFromEnv } from '../llm/endpoint';
 import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
-import { LOCAL_MODEL_ENV, SMOLLM2_135M } from '../localllm/model';
+import {
+  builtInModel,
+  LOCAL_MODEL_ENV,
+  LOCAL_MODEL_NAME_ENV,
+  type LocalModelChoice,
+  modelIdOf,
+  servedContextSize,
+  UnknownLocalModelError,
+} from '../localllm/models';
 import type { RunRequestInput } from '../run/request';
 import { DEFAULT_TASK_QUEUE, SIMULATED_MODEL } from '../run/wire';
 
@@ -20,24 +28,50 @@ export const defaultLlmSource = (env: NodeJS.ProcessEnv = process.env): LlmSourc
  */
 export const taskQueueFor = (source: LlmSource): string => (source === 'endpoint' ? DEFAULT_TASK_QUEUE : `${DEFAULT_TASK_QUEUE}-${source}`);
 
-/** The model a run names when `--model` does not: what the source serves. */
-export function defaultModel(source: LlmSource, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The local model a command serves: the GGUF file `GOT_LOCAL_MODEL` names, else the built-in model
+ * `--local-model` (or `GOT_LOCAL_MODEL_NAME`) names, else the default one. Naming both is bad input:
+ * which one was meant cannot be guessed.
+ */
+export function localModelChoice(name: string | undefined, env: NodeJS.ProcessEnv = process.env): LocalModelChoice {
+  const file = env[LOCAL_MODEL_ENV];
+  if (file && name)
+    throw new ValidationError('options', [
+      {
+        path: '--local-model',
+        message: `${LOCAL_MODEL_ENV}=${file} names a model file and --local-model (or ${LOCAL_MODEL_NAME_ENV}) the built-in model "${name}": name one of them`,
+      },
+    ]);
+  if (file) return { kind: 'file', path: file };
+  try {
+    return { kind: 'built-in', model: builtInModel(name) };
+  } catch (e) {
+    if (e instanceof UnknownLocalModelError) throw new ValidationError('options', [{ path: '--local-model', message: e.message }]);
+    throw e;
+  }
+}
+
+/** The model a run names when `--model` does not: what the source serves (for the local source, the model `localModel` chooses). */
+export function defaultModel(source: LlmSource, env: NodeJS.ProcessEnv = process.env, localModel?: string): string {
   if (env.GOT_MODEL) return env.GOT_MODEL;
-  if (source === 'local') return basename(env[LOCAL_MODEL_ENV] || SMOLLM2_135M.member).replace(/\.gguf$/i, '');
+  if (source === 'local') {
+    const choice = localModelChoice(localModel, env);
+    return modelIdOf(choice.kind === 'file' ? choice.path : choice.model.file);
+  }
   return source === 'endpoint' ? 'gpt-4o-mini' : SIMULATED_MODEL;
 }
 
 /**
  * What a run on the local model changes by default: it costs nothing, its calls wait in the workflow
  * (not at the server) for one of the model's sequences, so the call timeout measures generation, not
- * queueing, and a slow CPU gets time to answer; its prompts are planned for the window the server
- * serves, whichever model it serves.
+ * queueing, and a slow CPU gets time to answer; its prompts (doc-merge's sections among them) are
+ * planned for the window the server serves the chosen model with, not the model's trained one.
  */
-export function localLlmSettings(): Partial<NonNullable<RunRequestInput['llm']>> {
+export function localLlmSettings(localModel?: string, env: NodeJS.ProcessEnv = process.env): Partial<NonNullable<RunRequestInput['llm']>> {
   return {
     pricing: { inputPerMTok: 0, outputPerMTok: 0 },
     maxConcurrentCalls: LOCAL_LLM_DEFAULTS.parallel,
     timeoutSeconds: 900,
-    contextTokens: LOCAL_LLM_DEFAULTS.contextSize,
+    contextTokens: servedContextSize(localModelChoice(localModel, env)),
   };
 }

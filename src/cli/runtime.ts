@@ -10,7 +10,7 @@ import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
 import { connectClient, connectNative } from '../temporal/connect';
-import { defaultLlmSource, type LlmSource, taskQueueFor } from './llm-source';
+import { defaultLlmSource, type LlmSource, localModelChoice, taskQueueFor } from './llm-source';
 import { cliServer } from './server';
 import { stateDir } from './state-dir';
 
@@ -22,6 +22,8 @@ export interface RuntimeOptions {
   simulatedLatencyMs: number;
   /** Where LLM calls go (default: OPENAI_BASE_URL when set, else the simulator). */
   llm?: LlmSource;
+  /** With `llm: 'local'`: the built-in model to serve (default SmolLM2-135M). */
+  localModel?: string;
   log: (line: string) => void;
 }
 
@@ -42,6 +44,7 @@ export interface ExecutionChoices {
   taskQueue?: string;
   latency: number;
   llm?: LlmSource;
+  localModel?: string;
 }
 
 /** `startRuntime` for a command's execution options. */
@@ -51,6 +54,7 @@ export const startRuntimeFor = (o: ExecutionChoices, log: (line: string) => void
     taskQueue: taskQueueOf(o),
     simulatedLatencyMs: o.latency,
     llm: o.llm ?? defaultLlmSource(),
+    ...(o.localModel !== undefined ? { localModel: o.localModel } : {}),
     log,
   });
 
@@ -115,7 +119,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       );
     } else if (source === 'local') {
       const { startLocalModel } = await import('../localllm/start');
-      const { llm: local, endpoint: served } = await startLocalModel(o.log);
+      const { llm: local, endpoint: served } = await startLocalModel(o.log, localModelChoice(o.localModel));
       cleanups.push(() => local.close());
       endpoint = served;
       o.log(
@@ -165,6 +169,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
 
 /** The simulated LLM in its own thread (that module is imported alone, so the thread loads nothing else of the CLI). */
 async function startSimulatedLlm(latencyMs: number): Promise<SimulatedLlmThread> {
-  const { startSimulatedLlmThread } = await import('../simllm/thread');
-  return startSimulatedLlmThread({ latencyMs });
+  const [{ startSimulatedLlmThread }, { inventShareFromEnv }] = await Promise.all([import('../simllm/thread'), import('../simllm/server')]);
+  // GOT_SIM_INVENT: merges with sentences of no source, to see a review flag them.
+  return startSimulatedLlmThread({ latencyMs, inventShare: inventShareFromEnv() });
 }

@@ -117,7 +117,12 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
   const origins = o.corsOrigins ?? DEFAULT_CORS_ORIGINS;
   const log = o.log ?? (() => undefined);
   const stored = o.externalStorage ? new ExternalStorageRunner(o.externalStorage) : undefined;
-  const encode = async (payloads: Payload[]) => (o.codec ? o.codec.encode(payloads) : payloads);
+  // Encoded as the TS client's converter does: the codecs, then payloads over the threshold kept in the store,
+  // so a client in another language sending documents through this server keeps them out of the history (decision 60).
+  const encode = async (payloads: Payload[]) => {
+    const encoded = o.codec ? await o.codec.encode(payloads) : payloads;
+    return stored ? stored.store(encoded) : encoded;
+  };
   // References are resolved first: what the store holds was encoded (encrypted) before it was stored.
   const decode = async (payloads: Payload[]) => {
     const resolved = stored ? await stored.retrieve(payloads) : payloads;

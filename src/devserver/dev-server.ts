@@ -20,6 +20,8 @@ export interface DevServerOptions {
   uiPort?: number;
   /** Serve the Web UI, default true. */
   ui?: boolean;
+  /** A codec server the Web UI's pages call to show stored or encrypted payloads (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
   /** SQLite file; undefined = in-memory (state is lost when the server stops). */
   dbFile?: string;
   /** Default 'default'. */
@@ -83,6 +85,7 @@ type ResolvedOptions = DevServerOptions & { ip: string; port: number; uiPort: nu
 function devServerArgs(o: ResolvedOptions): string[] {
   const args = ['server', 'start-dev', '--ip', o.ip, '--port', String(o.port), '--log-level', 'warn'];
   args.push(...(o.ui ? ['--ui-port', String(o.uiPort)] : ['--headless']));
+  if (o.ui && o.uiCodecEndpoint) args.push('--ui-codec-endpoint', o.uiCodecEndpoint);
   if (o.dbFile) args.push('--db-filename', o.dbFile);
   // "default" is always created; passing it again would try to register it twice.
   if (o.namespace !== DEV_SERVER_DEFAULTS.namespace) args.push('--namespace', o.namespace);

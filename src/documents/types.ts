@@ -32,6 +32,8 @@ export interface ReadDocument extends SourceInfo {
   headings: number;
   /** PDF: its page count. */
   pages?: number;
+  /** What the reader could not fully read but did not refuse (e.g. "pages 3, 7 of 12 have no text layer"); for the user. */
+  warnings?: string[];
 }
 
 /** Why a file cannot be merged: named for the user, before any LLM call (exit 2). */
@@ -130,3 +132,21 @@ export const AnswerReview = z.object({
   disagreements: z.array(Disagreement),
 });
 export type AnswerReview = z.infer<typeof AnswerReview>;
+
+/**
+ * The engine's review of a run's answer as the GRS records it: which thought was reviewed, the
+ * sources' display names, the review, and a person's decisions with the text they made.
+ */
+export const ReviewRecord = AnswerReview.extend({
+  /** The reviewed thought (the run's best). */
+  thought: z.string(),
+  /** Display names of the sources, by document index (file names, or "document 1", ...). */
+  documents: z.array(z.string()),
+  /** A person's decisions on the disagreements (`decideDisagreements` update), when the run waited for them. */
+  decisions: z.array(ReviewDecision).optional(),
+  /** The merged text with the decisions applied; the run's answer when present. */
+  decidedText: z.string().optional(),
+  /** The run waited for decisions and none came in time: the merge stands as the model wrote it. */
+  decisionsTimedOut: z.literal(true).optional(),
+});
+export type ReviewRecord = z.infer<typeof ReviewRecord>;

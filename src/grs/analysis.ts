@@ -58,3 +58,13 @@ export function bestThought(grs: Grs, higherIsBetter: boolean, index = thoughtsB
     higherIsBetter,
   )[0];
 }
+
+/**
+ * A score as people read it: whole numbers as they are, others to at most 3 decimals ("0.833"),
+ * a tiny non-zero score in exponent form ("1.23e-5") rather than a misleading "0".
+ */
+export function formatScore(score: number): string {
+  if (Number.isInteger(score) || !Number.isFinite(score)) return String(score);
+  const rounded = Number(score.toFixed(3));
+  return rounded === 0 ? score.toExponential(2) : String(rounded);
+}

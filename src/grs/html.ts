@@ -1,6 +1,9 @@
-import { bestPath, thoughtsById, volume } from './analysis';
+import { layoutOf, outputOfReview } from '../documents/output/layout';
+import { escapeHtml, mergeReviewHtml, REVIEW_CSS } from '../documents/output/review-html';
+import { bestPath, formatScore, thoughtsById, volume } from './analysis';
 import type { Grs } from './types';
 
+/** What the GRS page shows besides the GRS: its title, the best thought, and answers as people read them. */
 export interface HtmlOptions {
   title: string;
   bestId?: string;
@@ -14,7 +17,8 @@ export interface HtmlOptions {
  * by depth, parent links as edges, the best thought and its ancestry highlighted, scores on the
  * nodes, and a thought's full content in a side panel on click. The thoughts of each part a forEach
  * grew are drawn in columns of their own, inside a box named for the part (`F[0]`), nested parts
- * inside their part's box.
+ * inside their part's box. A run whose answer the engine reviewed (a document merge) shows the
+ * merged text first, each clause beside its sources, then the disagreements, then the graph.
  */
 export function toHtml(grs: Grs, o: HtmlOptions): string {
   const index = thoughtsById(grs);
@@ -31,8 +35,11 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
       volume: volume(grs, t.id, index),
       onBestPath: best.has(t.id),
       answer: o.answers?.[t.id] ?? null,
+      // Rounded here, once, so the node, the summary and the details panel print the same score.
+      scoreText: t.score === undefined ? null : formatScore(t.score),
     })),
   };
+  const review = reviewSection(grs, o);
   // Escaping "<" keeps any text inside thoughts from closing the script element.
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
   return `<!doctype html>
@@ -41,9 +48,20 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
 <meta charset="utf-8">
 <title>${escapeHtml(o.title)}</title>
 <style>
-  body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #1d2330; display: grid; grid-template-columns: 1fr 380px; height: 100vh; }
-  header { grid-column: 1 / 3; padding: 8px 14px; background: #1d2330; color: #fff; }
-  header span { margin-right: 18px; }
+  /* Header, then (document merges) the review, then the graph and its panel. Only the graph's row
+     takes the free height: auto rows of a 100vh grid share it, which gave the header an empty band. */
+  body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #1d2330; }
+  body.graph-only { display: flex; flex-direction: column; height: 100vh; }
+  header { flex: none; display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 18px; padding: 8px 14px; background: #1d2330; color: #fff; }
+  header a { color: #ffd77a; }
+  #run { display: grid; grid-template-columns: minmax(0, 1fr) 380px; grid-template-rows: minmax(0, 1fr); }
+  body.graph-only #run { flex: 1 1 auto; min-height: 0; }
+  body.with-review #run { height: 100vh; border-top: 1px solid #d8dce6; }
+  #review { padding: 14px 24px 28px; max-width: 80rem; }
+  #review > h2, #run-title { font: 600 16px/1.3 system-ui, sans-serif; margin: 8px 0 10px; }
+  #run-title { padding: 14px 24px 0; }
+  #review .note { color: #5b6475; margin: 0 0 10px; }
+  #review a[data-thought] { color: #2458c6; cursor: pointer; }
   #graph { overflow: auto; background: #f7f8fb; }
   #panel { overflow: auto; padding: 10px 14px; border-left: 1px solid #d8dce6; background: #fff; }
   #panel pre { white-space: pre-wrap; word-break: break-word; background: #f4f6fa; padding: 8px; border-radius: 4px; }
@@ -58,13 +76,21 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
   .part text { font-size: 11px; fill: #3c4f86; font-weight: 600; }
   tr.grown td:first-child { padding-left: 16px; }
   .edge.best { stroke: #c47a12; stroke-width: 2; }
-  table { border-collapse: collapse; font-size: 12px; } td, th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; }
+  #panel table { border-collapse: collapse; font-size: 12px; } #panel td, #panel th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; }
+  @media print {
+    body.graph-only { display: block; height: auto; }
+    #run, body.with-review #run { display: block; height: auto; }
+    #graph, #panel { overflow: visible; border: none; }
+  }
+${review ? REVIEW_CSS : ''}
 </style>
 </head>
-<body>
+<body class="${review ? 'with-review' : 'graph-only'}">
 <header id="summary"></header>
+${review ? `${review}\n<h2 id="run-title">Graph of thoughts</h2>\n` : ''}<main id="run">
 <div id="graph"><svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div>
 <div id="panel"><div id="details"><p>Click a thought to see its full content.</p></div><div id="ops"></div></div>
+</main>
 <script id="grs-data" type="application/json">${json}</script>
 <script>
 (() => {
@@ -135,10 +161,21 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
     const g = el('g', { class: 'node' + (t.valid ? '' : ' invalid') + (t.onBestPath ? ' best' : ''), transform: 'translate(' + p.x + ',' + p.y + ')', 'data-id': t.id }, svg);
     el('rect', { width: W, height: H }, g);
     el('text', { x: 6, y: 14 }, g).textContent = t.id;
-    el('text', { x: 6, y: 28 }, g).textContent = t.score === undefined ? 'unscored' : 'score ' + Math.round(t.score * 100) / 100;
+    el('text', { x: 6, y: 28 }, g).textContent = t.scoreText === null ? 'unscored' : 'score ' + t.scoreText;
     el('text', { x: 6, y: 40 }, g).textContent = (t.solved ? 'solved · ' : '') + (t.valid ? 'volume ' + t.volume : 'invalid');
-    g.addEventListener('click', () => { if (selected) selected.classList.remove('selected'); selected = g; g.classList.add('selected'); show(t); });
+    g.addEventListener('click', () => select(t.id));
   }
+  function select(id) {
+    const g = svg.querySelector('g.node[data-id="' + CSS.escape(id) + '"]');
+    if (!g) return;
+    if (selected) selected.classList.remove('selected');
+    selected = g; g.classList.add('selected'); show(byId.get(id));
+  }
+  // Links from the review to the thought it reviewed: select it and bring the graph into view.
+  for (const a of document.querySelectorAll('a[data-thought]')) a.addEventListener('click', (e) => {
+    e.preventDefault(); select(a.dataset.thought); document.getElementById('run').scrollIntoView();
+    selected?.scrollIntoView({ block: 'center', inline: 'center' });
+  });
   // Lists of plain values on one line: a 128-number list should not take 128 lines.
   const compact = (v) => JSON.stringify(v, null, 2).replace(/\\[\\s+([^\\[\\]{}]*?)\\s+\\]/g, (m, inner) => '[' + inner.replace(/\\s+/g, ' ') + ']');
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
@@ -147,7 +184,7 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
     document.getElementById('details').innerHTML =
       '<h3>' + esc(t.id) + '</h3>' +
       '<p>operation <b>' + esc(t.operationId) + '</b>' + (partOf(t) ? ' (part ' + esc(partOf(t)) + ', grown at run time)' : '') + ' · ' + (t.valid ? 'valid' : 'invalid: ' + esc(t.error || '')) + '<br>' +
-      'score ' + (t.score === undefined ? '—' : esc(t.score)) + (t.solved === undefined ? '' : ' · ' + (t.solved ? 'solved' : 'not solved')) + ' · volume ' + t.volume + '<br>' +
+      'score ' + (t.scoreText === null ? '—' : '<span title="' + esc(t.score) + '">' + esc(t.scoreText) + '</span>') + (t.solved === undefined ? '' : ' · ' + (t.solved ? 'solved' : 'not solved')) + ' · volume ' + t.volume + '<br>' +
       'parents: ' + (t.parents.map(esc).join(', ') || '—') + '</p>' +
       (call ? '<p>LLM call ' + esc(call.id) + (call.reask ? ' (re-ask ' + call.reask + ': the answers before were unusable)' : '') + ': ' + call.usage.promptTokens + ' + ' + call.usage.completionTokens + (call.usage.estimated ? ' tokens (estimated)' : ' tokens') + ', $' + call.costUsd.toFixed(5) + ', ' + call.latencyMs + ' ms, attempt ' + call.attempt + '</p>' : '') +
       (t.answer !== null ? '<h4>Answer</h4><pre class="answer">' + esc(t.answer) + '</pre>' : '') +
@@ -157,10 +194,11 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
   }
   const s = data.totals;
   const grown = data.operations.filter((o) => o.grownBy !== undefined);
-  document.getElementById('summary').innerHTML = '<b>' + esc(data.title) + '</b> <span></span>' +
+  document.getElementById('summary').innerHTML = '<b>' + esc(data.title) + '</b>' +
     '<span>' + data.thoughts.length + ' thoughts</span><span>' + s.llmCalls + ' LLM calls</span><span>' + (s.promptTokens + s.completionTokens) + ' tokens</span><span>$' + s.costUsd.toFixed(4) + '</span>' +
-    (data.bestId ? '<span>best: ' + esc(data.bestId) + ' (score ' + esc(byId.get(data.bestId)?.score) + ')</span>' : '') + (data.budgetExhausted ? '<span>budget exhausted</span>' : '') +
-    (grown.length ? '<span>' + grown.length + ' operations grown at run time</span>' : '');
+    (data.bestId ? '<span>best: ' + esc(data.bestId) + ' (score ' + esc(byId.get(data.bestId)?.scoreText ?? '—') + ')</span>' : '') + (data.budgetExhausted ? '<span>budget exhausted</span>' : '') +
+    (grown.length ? '<span>' + grown.length + ' operations grown at run time</span>' : '') +
+    (document.getElementById('review') ? '<span><a href="#review">merged document</a> · <a href="#run-title">graph</a></span>' : '');
   // Grown operations are listed right after the forEach that grew them, part by part.
   const children = (id) => data.operations.filter((o) => o.grownBy === id);
   const listed = (o) => [o, ...children(o.id).flatMap(listed)];
@@ -174,6 +212,25 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
 `;
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+/**
+ * The review of a document merge, when the GRS has one: the merged text (with a person's decisions
+ * applied, if any) beside its sources, and the disagreements. '' for other runs.
+ */
+function reviewSection(grs: Grs, o: HtmlOptions): string {
+  const record = grs.review;
+  if (!record) return '';
+  const answer = record.decidedText ?? o.answers?.[record.thought];
+  const thought = `<a href="#run" data-thought="${escapeHtml(record.thought)}">${escapeHtml(record.thought)}</a>`;
+  const notes = [
+    record.decisions ? `A person decided ${record.decisions.length} of the disagreements; the text below has their decisions applied.` : '',
+    record.decisionsTimedOut
+      ? 'The run waited for decisions on the disagreements; none came in time, so the merge stands as the model wrote it.'
+      : '',
+  ].filter(Boolean);
+  const note = notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('\n');
+  const output = outputOfReview(record, answer ?? '');
+  const layout = layoutOf(output);
+  // Without the answer's text (a GRS exported without answers) no clause can be placed; the counts and disagreements still show.
+  const body = mergeReviewHtml(output, answer === undefined ? { ...layout, blocks: [] } : layout);
+  return `<section id="review">\n<h2>Merged document — the run's answer (thought ${thought}), reviewed against its sources</h2>\n${note}\n${body}\n</section>`;
 }

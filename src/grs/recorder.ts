@@ -1,3 +1,4 @@
+import type { ReviewRecord } from '../documents/types';
 import type { GrownPart, Grs, LlmCall, OperationRecord, Thought, ThoughtState, Totals } from './types';
 
 export const ROOT_THOUGHT_ID = 'root/0';
@@ -39,7 +40,9 @@ export type GrsFact =
   | { kind: 'scored'; id: string; score: number }
   | { kind: 'solved'; id: string; solved: boolean }
   | { kind: 'validity'; id: string; valid: boolean; error?: string }
-  | { kind: 'budgetExhausted' };
+  | { kind: 'budgetExhausted' }
+  /** The engine reviewed the best answer (document merges); again with a person's decisions applied. */
+  | { kind: 'reviewed'; review: ReviewRecord };
 
 /** Builds the GRS one fact at a time; an optional listener sees every fact as it is applied. */
 export class GrsRecorder {
@@ -50,6 +53,7 @@ export class GrsRecorder {
   private readonly calls = new Map<string, LlmCall>();
   private readonly totals: Totals = { llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
   private exhausted = false;
+  private review?: ReviewRecord;
 
   constructor(private readonly listener?: (fact: GrsFact) => void) {}
 
@@ -124,6 +128,9 @@ export class GrsRecorder {
         else delete t.error;
         return;
       }
+      case 'reviewed':
+        this.review = fact.review;
+        return;
       case 'budgetExhausted':
         this.exhausted = true;
         return;
@@ -233,6 +240,7 @@ export class GrsRecorder {
       calls: [...this.calls.values()],
       totals: this.totals,
       budgetExhausted: this.exhausted,
+      ...(this.review ? { review: this.review } : {}),
     };
   }
 }

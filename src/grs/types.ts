@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReviewRecord } from '../documents/types';
 
 /**
  * The Graph Reasoning State (GRS): every thought, its parents (the edges), score, validity, and
@@ -115,5 +116,7 @@ export const Grs = z.object({
   budgetExhausted: z.boolean(),
   /** Set on a run result too large for one Temporal payload: non-final thoughts came without their states (`inspect` has them). */
   statesOmitted: z.literal(true).optional(),
+  /** The engine's review of the best answer (document merges): each clause's sources, disagreements, a person's decisions. */
+  review: ReviewRecord.optional(),
 });
 export type Grs = z.infer<typeof Grs>;

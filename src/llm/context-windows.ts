@@ -1,4 +1,4 @@
-import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
+import { LOCAL_MODELS, modelIdOf } from '../localllm/models';
 import { SIMULATED_MODEL } from '../run/wire';
 import type { ChatMessage } from '../tasks/task';
 import { chatPromptTokens } from './answers';
@@ -26,9 +26,22 @@ interface KnownWindow {
   tokens: number;
 }
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The built-in local models under the ids `got local-llm` serves them as, with the window it serves
+ * them with by default (smaller than the window they were trained for, and what a request must fit).
+ */
+const SERVED_LOCAL_MODELS: readonly KnownWindow[] = Object.values(LOCAL_MODELS).map((m) => ({
+  family: `${m.name} as served by got local-llm`,
+  match: new RegExp(`^${escapeRegExp(modelIdOf(m.file).toLowerCase())}$`),
+  tokens: m.contextSize,
+}));
+
 // First match wins: the more specific names come before the families they belong to.
 const KNOWN_WINDOWS: readonly KnownWindow[] = [
   { family: 'the simulated LLM', match: new RegExp(`^${SIMULATED_MODEL}$`), tokens: SIMULATED_CONTEXT_TOKENS },
+  ...SERVED_LOCAL_MODELS,
   // GPT-4.1 takes about a million tokens (OpenAI's model page: 1,047,576).
   { family: 'gpt-4.1', match: /^gpt-4\.1(?:-|$)/, tokens: 1_047_576 },
   { family: 'gpt-4o', match: /^(?:chatgpt-)?gpt-4o(?:-|$)/, tokens: 128_000 },
@@ -49,8 +62,8 @@ const KNOWN_WINDOWS: readonly KnownWindow[] = [
   { family: 'mistral', match: /^(?:open-)?mistral/, tokens: 32_768 },
   // Qwen2.5 reaches 131,072 only with YaRN scaling switched on; served as shipped it takes 32,768.
   { family: 'qwen2.5', match: /^qwen2\.5/, tokens: 32_768 },
-  // What `got local-llm` serves (the model was trained on 8,192).
-  { family: 'SmolLM2 as served by got local-llm', match: /^smollm2/, tokens: LOCAL_LLM_DEFAULTS.contextSize },
+  // Other SmolLM2 builds: as `got local-llm` serves the built-in one (the model was trained on 8,192).
+  { family: 'SmolLM2 as served by got local-llm', match: /^smollm2/, tokens: LOCAL_MODELS['smollm2-135m'].contextSize },
 ];
 
 /** A model's window from the table, or undefined for a model it does not know. */

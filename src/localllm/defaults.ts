@@ -7,7 +7,7 @@ export const LOCAL_LLM_DEFAULTS = {
   host: '127.0.0.1',
   /** Next to the simulated LLM's 8000. */
   port: 8001,
-  /** Tokens per sequence: prompt and answer together. */
+  /** Tokens per sequence, prompt and answer together, for a GGUF file of the user's; a built-in model has its own (models.ts). */
   contextSize: 2048,
   /** Requests generated at once (context sequences); more wait for a free one. */
   parallel: 2,

@@ -32,7 +32,7 @@ export interface LocalLlmOptions {
   host?: string;
   /** 0 picks a free port (default 8001). */
   port?: number;
-  /** Tokens per sequence, prompt and answer together (default 2048). */
+  /** Tokens per sequence, prompt and answer together (default 2048; a built-in model's own is in models.ts). */
   contextSize?: number;
   /** Requests generated at once (default 2). */
   parallel?: number;
@@ -68,8 +68,27 @@ export interface LocalLlm {
   /** Time to load the model and create its context. */
   loadMs: number;
   stats(): LocalLlmStats;
+  /** Generates a short fixed answer on a free sequence and times it (waits for a sequence like a request does). */
+  measureSpeed(opts?: { maxTokens?: number }): Promise<SpeedSample>;
   close(): Promise<void>;
 }
+
+/** How fast the model read a prompt and generated an answer, measured on this machine just now. */
+export interface SpeedSample {
+  promptTokens: number;
+  /** From the start to the first generated token: reading the prompt. */
+  promptMs: number;
+  completionTokens: number;
+  /** From the first generated token to the last. */
+  generationMs: number;
+  /** Generated tokens per second after the first one (the speed at which an answer streams). */
+  tokensPerSecond: number;
+  /** Prompt tokens read per second. */
+  promptTokensPerSecond: number;
+}
+
+/** A prompt whose answer is long and predictable, so a speed measurement is not cut short by an early stop. */
+const SPEED_PROMPT = 'Count from 1 to 200 in words, separated by commas.';
 
 /** Raised inside a generation when its client went away. */
 class ClientGone extends Error {
@@ -201,7 +220,11 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/v1/models') {
-      return sendJson(res, 200, { object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'durable-got' }] });
+      // `context_length` as OpenRouter and Together name it: `got doctor` reads it to plan runs for the window served.
+      return sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: modelId, object: 'model', created: 0, owned_by: 'durable-got', context_length: contextSize }],
+      });
     }
     if (req.method === 'GET' && path === '/stats') return sendJson(res, 200, stats());
     if (req.method !== 'POST' || path !== '/v1/chat/completions') throw new OpenAiError(404, `Unknown endpoint ${req.method} ${path}.`);
@@ -287,6 +310,48 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     }
     throw error;
   }
+  async function measureSpeed(o: { maxTokens?: number } = {}): Promise<SpeedSample> {
+    const { history, promptTokens } = preparePrompt([{ role: 'user', content: SPEED_PROMPT }]);
+    const sequence = await pool.acquire();
+    let chat: LlamaChat | undefined;
+    const startedAt = performance.now();
+    let firstAt: number | undefined;
+    let lastAt = startedAt;
+    let firstTokens = 0;
+    let tokens = 0;
+    try {
+      chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
+      await chat.generateResponse(history, {
+        maxTokens: o.maxTokens ?? 32,
+        temperature: 0,
+        onToken: (chunk) => {
+          lastAt = performance.now();
+          tokens += chunk.length;
+          if (firstAt === undefined) {
+            firstAt = lastAt;
+            firstTokens = chunk.length;
+          }
+        },
+      });
+    } finally {
+      chat?.dispose({ disposeSequence: false });
+      // The next request starts on a clean sequence, as if this one had never run.
+      await sequence.clearHistory().catch(() => {});
+      pool.release(sequence);
+    }
+    const promptMs = (firstAt ?? lastAt) - startedAt;
+    const generationMs = lastAt - (firstAt ?? lastAt);
+    const round = (n: number) => Math.round(n * 10) / 10;
+    return {
+      promptTokens,
+      promptMs: Math.round(promptMs),
+      completionTokens: tokens,
+      generationMs: Math.round(generationMs),
+      tokensPerSecond: generationMs > 0 ? round(((tokens - firstTokens) / generationMs) * 1000) : 0,
+      promptTokensPerSecond: promptMs > 0 ? round((promptTokens / promptMs) * 1000) : 0,
+    };
+  }
+
   const { port } = server.address() as AddressInfo;
   const host = opts.host ?? LOCAL_LLM_DEFAULTS.host;
   log(`Loaded ${modelId} in ${(loadMs / 1000).toFixed(1)}s: ${parallel} sequences of ${contextSize} tokens, ${threads} thread(s).`);
@@ -298,6 +363,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     contextSize,
     loadMs,
     stats,
+    measureSpeed,
     async close() {
       for (const controller of running) controller.abort(new ClientGone('The server is closing.'));
       server.closeAllConnections();

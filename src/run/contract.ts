@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { ProblemFiles } from '../documents/sent-files';
 import { TASKS } from '../tasks/registry';
 import { StudyRequest } from '../tune/request';
-import { HumanScores, PendingHumanScore, Progress, RunRequest, RunResult, SchemeField } from './request';
+import { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions, RunRequest, RunResult, SchemeField } from './request';
 import { problemSchemaFile, taskCatalogue } from './task-catalogue';
-import { DEFAULT_TASK_QUEUE, FAILURE, STUDY_QUERY, STUDY_WORKFLOW_TYPE, WORKFLOW_TYPE } from './wire';
+import { DEFAULT_TASK_QUEUE, FAILURE, QUERY, STUDY_QUERY, STUDY_WORKFLOW_TYPE, UPDATE, WORKFLOW_TYPE } from './wire';
 
 /**
  * The public contract of the Controller workflow, for clients in any language: its type name, task
@@ -11,7 +12,7 @@ import { DEFAULT_TASK_QUEUE, FAILURE, STUDY_QUERY, STUDY_WORKFLOW_TYPE, WORKFLOW
  * schemes), as JSON Schema generated from the zod schemas the code itself uses. `npm run schema`
  * writes it to schema/ (file names may have a folder: `tasks/...`); a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.6.0';
+export const CONTRACT_VERSION = '1.7.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: schemeAsNameOrObject }) as Record<
@@ -42,8 +43,14 @@ export function contractFiles(): Record<string, unknown> {
         progress: 'progress.schema.json',
         grs: 'run-result.schema.json#/properties/grs',
         pendingHumanScores: 'pending-human-scores.schema.json',
+        [QUERY.pendingReview]: 'pending-review.schema.json',
       },
-      updates: { scoreThoughts: { args: ['human-scores.schema.json'], returns: { accepted: 'number of scores accepted' } } },
+      updates: {
+        scoreThoughts: { args: ['human-scores.schema.json'], returns: { accepted: 'number of scores accepted' } },
+        [UPDATE.decideDisagreements]: { args: ['review-decisions.schema.json'], returns: { accepted: 'number of decisions accepted' } },
+      },
+      // Tasks that take files (tasks.json: takesFiles) accept a problem of files instead: the worker reads them by content.
+      problemFiles: 'problem-files.schema.json',
       // Optimisation studies (`got tune`) are workflows too; a client may start one with this input.
       studies: {
         workflowType: STUDY_WORKFLOW_TYPE,
@@ -67,6 +74,21 @@ export function contractFiles(): Record<string, unknown> {
       'Operations waiting for human scores (query "pendingHumanScores")',
     ),
     'human-scores.schema.json': jsonSchema(HumanScores, 'input', 'Scores from a person (update "scoreThoughts")'),
+    'pending-review.schema.json': jsonSchema(
+      PendingReview.nullable(),
+      'output',
+      'Disagreements of the sources waiting for a person\'s decisions (query "pendingReview"; null when none)',
+    ),
+    'review-decisions.schema.json': jsonSchema(
+      ReviewDecisions,
+      'input',
+      'A person\'s decisions on disagreements (update "decideDisagreements")',
+    ),
+    'problem-files.schema.json': jsonSchema(
+      ProblemFiles,
+      'input',
+      'A problem sent as files (PDF, DOCX, HTML, Markdown, text), read by the worker',
+    ),
     'tasks.json': taskCatalogue(),
     ...Object.fromEntries(
       Object.values(TASKS).map((task) => [

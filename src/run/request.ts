@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { Disagreement, ReviewDecision } from '../documents/types';
 import { GoO } from '../goo/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
 import { TaskRefSchema } from '../tasks/declarative/schema';
-import { DEFAULT_PRICING, DEFAULT_REASK, DEFAULT_STALL_SECONDS, SIMULATED_MODEL } from './wire';
+import { DEFAULT_PRICING, DEFAULT_REASK, DEFAULT_REVIEW_TIMEOUT_SECONDS, DEFAULT_STALL_SECONDS, SIMULATED_MODEL } from './wire';
 
 /**
  * The public contract of one run: what a client (any language) sends to start the Controller
@@ -108,6 +109,22 @@ export type NamedScheme = z.infer<typeof NamedScheme>;
  */
 export const SchemeField = z.preprocess((value) => (typeof value === 'string' ? { name: value } : value), NamedScheme);
 
+/** What a run does with the engine's review of its answer (tasks that review answers: doc-merge). */
+export const ReviewSettings = z.strictObject({
+  decide: z
+    .boolean()
+    .default(false)
+    .describe('wait for a person to decide each disagreement of the sources (update decideDisagreements) before finishing'),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600)
+    .default(DEFAULT_REVIEW_TIMEOUT_SECONDS)
+    .describe('how long to wait for the decisions; then the merge stands as the model wrote it'),
+});
+export type ReviewSettings = z.infer<typeof ReviewSettings>;
+
 export const RunRequest = z
   .strictObject({
     /** A built-in task's id, or a task declared as data (see src/tasks/declarative). */
@@ -124,6 +141,7 @@ export const RunRequest = z
     seed: z.number().int().min(0).default(0),
     /** Free-form labels shown in the Web UI and the GRS (scheme, sample, size...). */
     labels: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
+    review: ReviewSettings.optional().describe("the engine's review of the answer: whether to wait for a person's decisions"),
   })
   .superRefine((request, ctx) => {
     if (request.goo !== undefined && request.scheme !== undefined)
@@ -175,6 +193,23 @@ export const HumanScores = z.strictObject({
 });
 export type HumanScores = z.infer<typeof HumanScores>;
 
+/** A person's decisions on a reviewed answer's disagreements (the `decideDisagreements` update). */
+export const ReviewDecisions = z.strictObject({
+  decisions: z.array(ReviewDecision).max(10_000),
+  by: z.string().max(200).optional(),
+});
+export type ReviewDecisions = z.infer<typeof ReviewDecisions>;
+
+/** A reviewed answer waiting for a person's decisions (the `pendingReview` query). */
+export const PendingReview = z.object({
+  thought: z.string(),
+  documents: z.array(z.string()),
+  disagreements: z.array(Disagreement),
+  /** Workflow time (ms) after which the merge stands as written. */
+  deadline: z.number(),
+});
+export type PendingReview = z.infer<typeof PendingReview>;
+
 /** A human Score operation waiting for its scores (the `pendingHumanScores` query). */
 export const PendingHumanScore = z.object({
   operationId: z.string(),
@@ -194,6 +229,8 @@ export const Progress = z.object({
     .describe("the GoO's operations and those its forEach operations grew so far (grows while the run grows its graph)"),
   running: z.array(z.string()),
   awaitingHumanScores: z.array(z.string()),
+  /** The run waits for a person's decisions on the disagreements of its reviewed answer (`pendingReview`). */
+  awaitingReview: z.boolean().optional(),
   llmCalls: z.number().int(),
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),

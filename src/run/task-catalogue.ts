@@ -24,6 +24,10 @@ export interface CatalogueTask {
   title: string;
   /** The problem's JSON Schema, relative to schema/. */
   problem: string;
+  /** The problem may be sent as files instead (contract.json: problemFiles), which the worker reads by content. */
+  takesFiles: boolean;
+  /** The engine reviews the run's best answer (GRS `review`; document merges: sources per clause, disagreements). */
+  reviewsAnswers: boolean;
   /** What a scheme's default size counts, and the sizes the paper evaluates. */
   size: { means: string; paperSizes: number[] };
   higherIsBetter: boolean;
@@ -66,6 +70,8 @@ function catalogueTask(task: AnyTask): CatalogueTask {
   return {
     title: task.title,
     problem: problemSchemaFile(task.id),
+    takesFiles: !!task.problemFromFiles,
+    reviewsAnswers: !!task.reviewer,
     size: { means: task.sizeMeans, paperSizes: [...task.sizes] },
     higherIsBetter: task.higherIsBetter,
     noAnswerScore: task.noAnswerScore,

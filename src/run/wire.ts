@@ -18,6 +18,8 @@ export const QUERY = {
   grs: 'grs',
   /** Human Score operations waiting for a person (`PendingHumanScore[]`). */
   pendingHumanScores: 'pendingHumanScores',
+  /** The disagreements of a reviewed answer waiting for a person's decisions (`PendingReview`, or null). */
+  pendingReview: 'pendingReview',
 } as const;
 
 /** The study workflow (`got tune`): trials as child workflows, each sample of a trial a Controller run. */
@@ -38,6 +40,8 @@ export const STUDY_QUERY = {
 export const UPDATE = {
   /** A person's scores for a waiting human Score operation (`HumanScores` → `{ accepted }`). */
   scoreThoughts: 'scoreThoughts',
+  /** A person's decisions on the disagreements of a reviewed answer (`ReviewDecisions` → `{ accepted }`). */
+  decideDisagreements: 'decideDisagreements',
 } as const;
 
 /**
@@ -70,7 +74,12 @@ export const PATCH = {
   reask: 'reask-unusable',
   /** A large problem is kept in the payload store and steps carry its reference instead of it. */
   claimCheck: 'claim-check',
+  /** The best answer is reviewed by the engine (document merges: sources, disagreements), and may wait for a person's decisions. */
+  answerReview: 'answer-review',
 } as const;
+
+/** How long a run waits for a person's decisions on disagreements before the merge stands as written (`review.timeoutSeconds`). */
+export const DEFAULT_REVIEW_TIMEOUT_SECONDS = 7 * 24 * 3600;
 
 /** How long a streamed answer may send nothing before it is given up as stalled (`llm.stallSeconds`). */
 export const DEFAULT_STALL_SECONDS = 60;

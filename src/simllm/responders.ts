@@ -5,8 +5,21 @@ import { keywordCountingResponder } from './keyword-counting';
 import { setIntersectionResponder } from './set-intersection';
 import { sortingResponder } from './sorting';
 
+/** Knobs of the simulated model that change what it writes (not how the endpoint behaves: see `./faults`). */
+export interface SimSettings {
+  /** Document merging: chance per merged paragraph of one added sentence that no source has (default 0). */
+  inventShare?: number;
+}
+
+/** What an answer may use beside its own stream: the settings, and a second stream for them. */
+export interface AnswerContext {
+  settings: SimSettings;
+  /** Seeded per choice like the answer's own stream but apart from it, so a knob at 0 leaves every answer as it was. */
+  side: Random;
+}
+
 /** Produces one sampled answer; the server calls it once per choice with that choice's seeded stream. */
-export type Answer = (random: Random) => string;
+export type Answer = (random: Random, context?: AnswerContext) => string;
 
 /** A recognised prompt: its kind (for stats) and how to answer it. */
 export interface Recognised {

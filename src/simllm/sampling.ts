@@ -51,5 +51,6 @@ const MALFORMED_ANSWERS = [
 
 /** Real models now and then answer without the requested content; so does the simulator. */
 export function sometimesMalformed(answer: Answer): Answer {
-  return (random) => (random() < MALFORMED_PROBABILITY ? MALFORMED_ANSWERS[randomInt(random, MALFORMED_ANSWERS.length)]! : answer(random));
+  return (random, context) =>
+    random() < MALFORMED_PROBABILITY ? MALFORMED_ANSWERS[randomInt(random, MALFORMED_ANSWERS.length)]! : answer(random, context);
 }

@@ -32,9 +32,24 @@ import {
   type SimFaultRateOptions,
   type SimFaultRates,
 } from './faults';
-import { recognise } from './responders';
+import { recognise, type SimSettings } from './responders';
 
 export type { AnswerFault, HttpFault, SimFault, SimFaultRateOptions, SimFaultRates } from './faults';
+export type { SimSettings } from './responders';
+
+/** The environment variable that sets the invention share of a simulator the CLI starts (`got sim-llm --invent`, `got run`). */
+export const INVENT_SHARE_ENV = 'GOT_SIM_INVENT';
+
+/** An invention share from its text (a flag's or an environment variable's value), checked to lie in [0, 1]. */
+export function parseInventShare(text: string, from: string = INVENT_SHARE_ENV): number {
+  const share = Number(text);
+  if (text.trim() === '' || !(share >= 0 && share <= 1)) throw new RangeError(`${from} must be a share from 0 to 1, got "${text}"`);
+  return share;
+}
+
+/** The invention share set in the environment, 0 when unset. */
+export const inventShareFromEnv = (env: NodeJS.ProcessEnv = process.env): number =>
+  env[INVENT_SHARE_ENV] ? parseInventShare(env[INVENT_SHARE_ENV]!) : 0;
 
 /** The model name the simulator answers as. */
 export const SIM_MODEL = SIMULATED_MODEL;
@@ -56,6 +71,12 @@ export interface SimLlmOptions {
   seed?: number;
   /** Random faults from the start (see `setFaultRates`). */
   faults?: { rates: SimFaultRates; seed?: number } & SimFaultRateOptions;
+  /**
+   * Document merging: chance per merged paragraph of an added sentence that no source has (default
+   * 0), so provenance checks have clauses known to be invented; drawn from a stream of its own, so
+   * at 0 every answer is what it always was.
+   */
+  inventShare?: number;
 }
 
 export interface SimLlmStats {
@@ -100,6 +121,8 @@ export interface SimulatedLlm {
   stats(): SimLlmStats;
   resetStats(): void;
   setLatency(ms: number, jitterMs?: number): void;
+  /** Sets the invention share of document merges (see `SimLlmOptions.inventShare`). */
+  setInventShare(share: number): void;
   /**
    * Scripts the next chat completion requests, one entry each, in order: a fault, or 'pass' to
    * answer normally. Scripted faults come before random ones.
@@ -213,11 +236,17 @@ function waitUnlessGone(res: ServerResponse, ms: number): Promise<boolean> {
   });
 }
 
+function checkedShare(share: number): number {
+  if (!(share >= 0 && share <= 1)) throw new RangeError(`inventShare must be in [0, 1], got ${share}`);
+  return share;
+}
+
 export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<SimulatedLlm> {
   loadTokenizer().catch(() => undefined); // a failure surfaces with the first request that needs it
   const seed = opts.seed ?? 0;
   const perTokenMs = opts.perTokenLatencyMs ?? 0;
   let latencyMs = opts.latencyMs ?? 0;
+  const settings: SimSettings = { inventShare: checkedShare(opts.inventShare ?? 0) };
   let jitterMs = opts.latencyJitterMs ?? 0;
   const jitter = seededRandom(hashSeed(seed, 'latency'));
   // inFlight lives outside the resettable counters: a reset must not forget requests still running.
@@ -254,7 +283,8 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     const n = body.n ?? 1;
     const faulted = fault ? (fault.choice ?? 0) % n : -1;
     const choices = Array.from({ length: n }, (_, index) => {
-      const tokens = encode(recognised.answer(seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index))));
+      const side = seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index, 'side'));
+      const tokens = encode(recognised.answer(seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index)), { settings: { ...settings }, side }));
       const truncated = maxTokens !== undefined && tokens.length > maxTokens;
       const kept = truncated ? tokens.slice(0, maxTokens) : tokens;
       const choice: SimChoice = {
@@ -383,6 +413,9 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     clearFaults: () => plan.clear(),
     pendingFaults: () => plan.pending,
     requestLog: () => log.map((r) => ({ ...r })),
+    setInventShare: (share) => {
+      settings.inventShare = checkedShare(share);
+    },
     setLatency: (ms, jitter = 0) => {
       latencyMs = ms;
       jitterMs = jitter;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AnswerReview, ReviewDecision, SourceInfo } from '../documents/types';
 import type { GoO } from '../goo/schema';
 import type { ThoughtState } from '../grs/types';
 import type { Config, SearchSpace } from '../tune/space';
@@ -127,12 +128,30 @@ export interface Task<P = unknown> {
   plotMax?(size: number): number;
   /** Reads the reference dataset format (CSV text); errors name the row and column. */
   parseDataset(csv: string): Sample<P>[];
-  /** The problem made of a user's own files (e.g. the documents to merge); validated like any problem. */
-  problemFromFiles?(files: { path: string; text: string }[]): P;
+  /**
+   * The problem made of a user's own files (e.g. the documents to merge); validated like any problem.
+   * `source` says what a file was (its name, format and pages) when it was read as a document (src/documents).
+   */
+  problemFromFiles?(files: { path: string; text: string; source?: SourceInfo }[]): P;
+  /** The engine's own review of an answer, computed from the problem, never taken on the model's word (document merges). */
+  reviewer?: AnswerReviewer<P>;
   /** A reproducible problem of the given size, for demos and benchmarks without a dataset. */
   generateProblem(size: number, seed: number): P;
   /** Whether a thought solves the problem exactly. */
   groundTruth?(state: ThoughtState, problem: P): boolean;
+}
+
+/**
+ * Reviews a task's answer: for a document merge, where each clause came from and where the sources
+ * disagree; and applies a person's decisions on those disagreements. Pure and deterministic.
+ */
+export interface AnswerReviewer<P> {
+  /** The review of an answer's text (`answerText`), and the sources' display names. */
+  review(answer: string, problem: P): { review: AnswerReview; documents: string[] };
+  /** Problems with a person's decisions (unknown ids, documents out of range); empty when they can be applied. */
+  checkDecisions(review: AnswerReview, decisions: ReviewDecision[]): string[];
+  /** The answer's text with the decisions applied. */
+  apply(answer: string, problem: P, review: AnswerReview, decisions: ReviewDecision[]): string;
 }
 
 /** Erases the problem type for the registry; each task validates its own problem. */

@@ -47,4 +47,6 @@ export interface RunPath {
   readonly problemByReference: boolean;
   /** The calls in flight carry at most a workflow task's worth of inline input (`CallSlots`). */
   readonly boundsInlineBytes: boolean;
+  /** The best answer of a task that reviews its answers is reviewed once the graph is done (`AnswerReviewing`). */
+  readonly reviewsAnswers?: boolean;
 }

@@ -1,14 +1,19 @@
 import { type TracesSetting, WorkerConfig } from '../../../worker/config';
+import type { LocalCodecStatus } from '../../devserver/local-server';
 import { parseOrThrow } from '../../goo/validate';
 import { LlmClient, type LlmEndpoint } from '../../llm/client';
 import { type ContextWindow, contextWindowOf } from '../../llm/context-windows';
 import { endpointFromEnv, NO_ENDPOINT } from '../../llm/endpoint';
+import type { SpeedSample } from '../../localllm/server';
 import { type ConnectionSummary, summarizeConnection, temporalSettingsFromEnv } from '../../temporal/connection';
-import { defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
+import { defaultModel, type LlmSource, localLlmSettings, localModelChoice } from '../llm-source';
+import { stateDir } from '../state-dir';
 
 /** `got doctor`'s options. */
 export interface DoctorOptions {
   llm: LlmSource;
+  /** With `llm: 'local'`: the built-in model to serve. */
+  localModel?: string;
   model?: string;
   /** The window a run would be given (`--context-tokens`), instead of the model's known one. */
   contextTokens?: number;
@@ -72,10 +77,39 @@ export interface DoctorReport {
   reportedContextTokens?: number;
   /** Where runs keep their large payloads. */
   store?: StoreReport;
+  /** The codec server the local dev server's Web UI reads stored documents through. */
+  codec?: CodecReport;
   /** Whether a worker started with this environment serves metrics and sends traces. */
   telemetry?: TelemetryReport;
   /** How runs and workers reach Temporal with this environment. */
   temporal?: TemporalReport;
+  /** With `--llm local`: which model was served, and how fast it is here. */
+  localModel?: LocalModelReport;
+}
+
+/** The local model `got doctor --llm local` served: which one, its windows, and its speed measured just now. */
+export interface LocalModelReport {
+  /** The built-in model's name; absent for a GGUF file of the user's. */
+  name?: string;
+  /** The upstream model, or the file's path. */
+  title: string;
+  /** Tokens the model was trained to take (built-in models). */
+  windowTokens?: number;
+  /** Tokens per request the server gives it, which runs plan for. */
+  servedTokens: number;
+  loadMs: number;
+  speed: SpeedSample;
+}
+
+/** The local model line: name, windows, load time, speed. */
+function formatLocalModel(r: DoctorReport): string[] {
+  const m = r.localModel;
+  if (!m) return [];
+  const window = m.windowTokens === undefined ? '' : `trained for ${m.windowTokens.toLocaleString('en-US')} tokens, `;
+  return [
+    `  local model   ${m.name ? `${m.name} (${m.title})` : m.title} · ${window}served with ${m.servedTokens.toLocaleString('en-US')} per request · loaded in ${(m.loadMs / 1000).toFixed(1)} s`,
+    `  local speed   ${m.speed.tokensPerSecond} tokens/s generating, ${m.speed.promptTokensPerSecond} tokens/s reading a prompt (${m.speed.completionTokens} tokens after a ${m.speed.promptTokens}-token prompt, measured just now)`,
+  ];
 }
 
 /** The Temporal connection settings, or why they are refused. */
@@ -239,6 +273,44 @@ function formatWindow(r: DoctorReport): string {
   return `  context       ${tokens.toLocaleString('en-US')} tokens (${why})${reported}`;
 }
 
+/** The local dev server's codec server, or none for a server the environment names (TEMPORAL_ADDRESS, a profile). */
+export type CodecReport = LocalCodecStatus | { state: 'configured server' };
+
+/** What the local server's record says of its codec server; starts nothing. */
+export async function codecOf(env: NodeJS.ProcessEnv = process.env): Promise<CodecReport> {
+  let configured = false;
+  try {
+    configured = temporalSettingsFromEnv(env).address !== undefined;
+  } catch {
+    // The temporal line reports the refused settings.
+  }
+  if (configured) return { state: 'configured server' };
+  const { localCodecStatus } = await import('../../devserver/local-server');
+  return localCodecStatus({ stateDir: stateDir(), env });
+}
+
+/** The codec line: where the Web UI's codec server is, whether it answers and serves this shell's store and keys. */
+function formatCodec(r: DoctorReport): string[] {
+  const c = r.codec;
+  if (!c) return [];
+  const line = (text: string) => [`  codec         ${text}`];
+  switch (c.state) {
+    case 'configured server':
+      return line('none started for a configured server: run got codec-server and point its Web UI at it');
+    case 'not started':
+      return line(`starts with the local dev server, at ${c.url}, so its Web UI shows stored documents`);
+    case 'server without codec':
+      return line(
+        `none: the local dev server (pid ${c.serverPid}) was started without one, so its Web UI shows stored documents as references; npm run server:stop, and the next command starts both`,
+      );
+    case 'recorded':
+      if (!c.answers) return line(`${c.url} NOT ANSWERING: the next command restarts it (log ${c.logFile})`);
+      return line(
+        `${c.url} · the Web UI reads stored documents through it · answers${c.current ? '' : " · serves another store or keys than this shell's: the next command restarts it"}`,
+      );
+  }
+}
+
 /** The payload store line: which store, from which size, and whether it answers. */
 function formatStore(r: DoctorReport): string[] {
   if (!r.store) return [];
@@ -252,8 +324,10 @@ export function formatDoctor(r: DoctorReport): string {
   if (!r.ok)
     return [
       `endpoint ${r.baseURL} (${r.source}), model ${r.model}\n  NOT USABLE    ${r.error}`,
+      ...formatLocalModel(r),
       formatWindow(r),
       ...formatStore(r),
+      ...formatCodec(r),
       ...formatTelemetry(r),
       ...formatTemporal(r),
     ].join('\n');
@@ -265,8 +339,10 @@ export function formatDoctor(r: DoctorReport): string {
     `  usage         ${r.usageReported ? 'reported' : 'missing: counted here with a tokenizer, marked estimated'}`,
     `  reasoning     ${r.reasoning ? 'yes: kept on the thought, never parsed as the answer' : 'none seen'}`,
     `  the engine uses ${r.settings!.maxTokensField} · temperature ${r.settings!.temperature} · ${r.settings!.samplesPerRequest === 'n' ? 'n samples per request' : 'one sample per request'}`,
+    ...formatLocalModel(r),
     formatWindow(r),
     ...formatStore(r),
+    ...formatCodec(r),
     ...formatTelemetry(r),
     ...formatTemporal(r),
   ].join('\n');
@@ -274,8 +350,9 @@ export function formatDoctor(r: DoctorReport): string {
 
 /** `got doctor`: brings up the chosen source (the simulator or the local model when asked), probes it, prints the report. */
 export async function doctorCommand(o: DoctorOptions, log: (line: string) => void): Promise<DoctorReport> {
-  const model = o.model ?? defaultModel(o.llm);
+  const model = o.model ?? defaultModel(o.llm, process.env, o.localModel);
   let close: () => Promise<void> = async () => {};
+  let measureLocal: (() => Promise<LocalModelReport>) | undefined;
   let endpoint: LlmEndpoint;
   const window: { contextTokens?: number; reported?: number } = o.contextTokens !== undefined ? { contextTokens: o.contextTokens } : {};
   if (o.llm === 'sim') {
@@ -285,12 +362,21 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
     endpoint = { baseURL: sim.baseURL, apiKey: 'simulated', supportsN: true };
   } else if (o.llm === 'local') {
     const { startLocalModel } = await import('../../localllm/start');
-    const local = await startLocalModel(log);
+    const local = await startLocalModel(log, localModelChoice(o.localModel));
     close = () => local.llm.close();
     endpoint = local.endpoint;
     // A run on the local model plans for the window the server is started with (localLlmSettings).
     window.reported = local.llm.contextSize;
-    window.contextTokens ??= localLlmSettings().contextTokens;
+    window.contextTokens ??= localLlmSettings(o.localModel).contextTokens;
+    const { choice } = local;
+    measureLocal = async () => ({
+      ...(choice.kind === 'built-in'
+        ? { name: choice.model.name, title: choice.model.title, windowTokens: choice.model.windowTokens }
+        : { title: choice.path }),
+      servedTokens: local.llm.contextSize,
+      loadMs: local.llm.loadMs,
+      speed: await local.llm.measureSpeed(),
+    });
   } else {
     const configured = endpointFromEnv();
     if (!configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
@@ -299,7 +385,10 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
   try {
     const report = {
       ...(await doctor(endpoint, o.llm, model, window)),
+      // After the probe, so the model is warm: the speed is the one a run's calls will see.
+      ...(measureLocal ? { localModel: await measureLocal() } : {}),
       store: await probeStore(),
+      codec: await codecOf(),
       telemetry: telemetryOf(),
       temporal: temporalOf(),
     };

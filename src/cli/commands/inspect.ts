@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../../codec/data-converter';
-import { bestThought, operationTimings, thoughtsById, volume } from '../../grs/analysis';
+import { bestThought, formatScore, operationTimings, thoughtsById, volume } from '../../grs/analysis';
 import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
 import type { Grs } from '../../grs/types';
@@ -54,7 +54,7 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
     `GRS of ${title} (rebuilt from its event history)`,
     `  task ${grs.task} · ${grs.thoughts.length} thoughts · ${grs.totals.llmCalls} LLM calls · ${grs.totals.promptTokens + grs.totals.completionTokens} tokens · $${grs.totals.costUsd.toFixed(4)}${grs.budgetExhausted ? ' · budget exhausted' : ''}`,
     best
-      ? `  best thought ${best.id}: score ${best.score}${best.solved ? ' (solved)' : ''}, volume ${volume(grs, best.id, index)}`
+      ? `  best thought ${best.id}: score ${best.score === undefined ? '—' : formatScore(best.score)}${best.solved ? ' (solved)' : ''}, volume ${volume(grs, best.id, index)}`
       : '  no scored final thought',
     `  operations:`,
     ...ops,

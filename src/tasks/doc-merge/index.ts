@@ -4,6 +4,7 @@ import type { ChatMessage, LlmScorer, ParsedThought, PromptRequest, Task } from 
 import { DocMergeProblem, generateDocMergeProblem, parseDocMergeCsv } from './dataset';
 import { parseRatings, readMerged } from './parse';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
+import { docMergeReviewer } from './review';
 import { docMergeSchemes, docMergeTunables } from './schemes';
 import { combineRatings, mergeScore, UNPARSEABLE_SCORE } from './score';
 import {
@@ -121,7 +122,12 @@ export const docMergeTask: Task<DocMergeProblem> = {
   },
   answerText: (state) => asState(state).merged ?? `(no merged NDA: ${String(state.answer ?? 'unparseable answer')})`,
   parseDataset: parseDocMergeCsv,
-  problemFromFiles: (files) => ({ documents: files.map((f) => f.text) }),
+  problemFromFiles: (files) => ({
+    documents: files.map((f) => f.text),
+    // Sources are named only when every file was read as a document: a name per index or none.
+    ...(files.every((f) => f.source) ? { sources: files.map((f) => f.source!) } : {}),
+  }),
+  reviewer: docMergeReviewer,
   generateProblem: generateDocMergeProblem,
   llmScorers: { judge, judgeSection },
 

@@ -1,0 +1,168 @@
+import { titleKey, titleSimilarity } from '../tasks/doc-merge/headings';
+import { splitClauses } from './clauses';
+import { normalizeLaw } from './terms';
+import type { Disagreement, ReviewDecision, TermValue } from './types';
+
+/**
+ * A person's decisions on the sources' disagreements, applied to the merged text: each decided
+ * disagreement then states the chosen value (a source's or the person's own words). Pure.
+ */
+
+/** Decisions that cannot be applied: unknown ids, documents out of range or without a value; `problems` says which. */
+export class DecisionError extends Error {
+  override readonly name = 'DecisionError';
+  constructor(readonly problems: string[]) {
+    super(`the decisions cannot be applied: ${problems.join('; ')}`);
+  }
+}
+
+/** Titles of a heading that match a topic this much (Dice on word stems) take an added sentence. */
+const SAME_HEADING = 0.5;
+
+/** Problems with decisions on these disagreements, each a sentence a person can act on; empty when all can be applied. */
+export function checkDecisions(disagreements: readonly Disagreement[], decisions: readonly ReviewDecision[]): string[] {
+  const problems: string[] = [];
+  const byId = new Map(disagreements.map((d) => [d.id, d]));
+  const seen = new Set<string>();
+  const known = disagreements.length ? disagreements.map((d) => d.id).join(', ') : 'none';
+  decisions.forEach((decision, i) => {
+    const disagreement = byId.get(decision.id);
+    if (!disagreement) {
+      problems.push(`decision ${i + 1}: there is no disagreement "${decision.id}" (known: ${known})`);
+      return;
+    }
+    if (seen.has(decision.id)) problems.push(`decision ${i + 1}: "${decision.id}" is decided twice`);
+    seen.add(decision.id);
+    if (!('document' in decision.choose)) return;
+    const { document } = decision.choose;
+    const stating = [...new Set(disagreement.values.map((v) => v.document))];
+    if (!stating.includes(document)) {
+      problems.push(
+        `decision ${i + 1}: document ${document} states no value for "${disagreement.topic}" (${decision.id}); documents that do: ${stating.join(', ')}`,
+      );
+    }
+  });
+  return problems;
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** The chosen values of a decision, in the order the document states them. */
+function chosenValues(disagreement: Disagreement, decision: ReviewDecision): { text: string; normalized?: string; section?: string }[] {
+  if ('text' in decision.choose) return [{ text: decision.choose.text }];
+  const { document } = decision.choose;
+  return disagreement.values.filter((v) => v.document === document).map((v) => v.value);
+}
+
+/** The words that replace a kept value: a law named by an adjective ("English") goes in by its name where a name stood. */
+function replacement(kind: Disagreement['kind'], kept: TermValue, chosen: { text: string; normalized?: string }): string {
+  if (kind !== 'governingLaw' || chosen.normalized === undefined) return chosen.text;
+  const adjective = (text: string) => /^[A-Za-z]+$/.test(text) && normalizeLaw(text) !== text;
+  return adjective(chosen.text) && !adjective(kept.text) ? chosen.normalized : chosen.text;
+}
+
+/** A sentence stating a value the merge dropped, worded so that term extraction reads it back under the same topic. */
+function statement(disagreement: Disagreement, values: readonly { text: string; normalized?: string }[]): string {
+  const texts = values.map((v) => v.text);
+  const list = texts.length > 1 ? `${texts.slice(0, -1).join(', ')} and ${texts.at(-1)}` : (texts[0] ?? '');
+  switch (disagreement.kind) {
+    case 'governingLaw': {
+      const v = values[0]!;
+      const name = v.normalized !== undefined && !v.text.startsWith('[') ? v.normalized : v.text;
+      return `${capitalised(disagreement.topic)}: this agreement is governed by the laws of ${name}.`;
+    }
+    case 'noticePeriod':
+      return `${capitalised(disagreement.topic)}: ${list} written notice.`;
+    case 'party':
+      return `${capitalised(disagreement.topic)}: this agreement is made between ${list}.`;
+    default:
+      return `${capitalised(disagreement.topic)}: ${list}.`;
+  }
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+  /** The decision's place in the list: sentences added at one place keep the decisions' order. */
+  order: number;
+}
+
+/**
+ * Where a sentence about a dropped term goes: after the last clause under the merged heading most
+ * like the chosen source's section or the topic; parties after the title; else at the end.
+ */
+function insertionPoint(merged: string, disagreement: Disagreement, section: string | undefined): { at: number; prefix: string } {
+  const { clauses, headings } = splitClauses(merged);
+  if (disagreement.kind === 'party') {
+    const title = headings[0];
+    return title && title.start < (clauses[0]?.start ?? merged.length) ? { at: title.end, prefix: '\n\n' } : { at: 0, prefix: '' };
+  }
+  const wanted = [disagreement.topic, section].filter((t): t is string => !!t).map(titleKey);
+  let best: { at: number; score: number } | undefined;
+  for (const clause of clauses) {
+    if (!clause.heading) continue;
+    const key = titleKey(clause.heading);
+    const score = Math.max(...wanted.map((w) => titleSimilarity(w, key) ?? 0));
+    if (score >= SAME_HEADING && (!best || score >= best.score)) {
+      const lineEnd = merged.indexOf('\n', clause.end);
+      best = { at: lineEnd === -1 ? merged.length : lineEnd, score };
+    }
+  }
+  if (best) return { at: best.at, prefix: ' ' };
+  return { at: merged.trimEnd().length, prefix: '\n\n' };
+}
+
+/**
+ * The merged text with each decision applied: every kept value of the decided disagreement is
+ * replaced by the chosen value (a source's as that source wrote it, or the person's text); where
+ * the merge kept several values, the first distinct kept value gets the first chosen one, and so
+ * on. Where the merge dropped the term, a sentence stating it is added under the matching heading
+ * or at the end. Throws `DecisionError` when `checkDecisions` finds problems, or when the
+ * disagreements were not found on this text.
+ */
+export function applyDecisions(
+  merged: string,
+  disagreements: readonly Disagreement[],
+  decisions: readonly ReviewDecision[],
+  documents: readonly string[],
+): string {
+  const problems = checkDecisions(disagreements, decisions);
+  decisions.forEach((decision, i) => {
+    if ('document' in decision.choose && decision.choose.document >= documents.length)
+      problems.push(`decision ${i + 1}: document ${decision.choose.document} is out of range (${documents.length} documents)`);
+  });
+  if (problems.length) throw new DecisionError([...new Set(problems)]);
+  const byId = new Map(disagreements.map((d) => [d.id, d]));
+  const edits: Edit[] = [];
+  for (const [order, decision] of decisions.entries()) {
+    const disagreement = byId.get(decision.id)!;
+    const chosen = chosenValues(disagreement, decision);
+    if (disagreement.kept.length === 0) {
+      const { choose } = decision;
+      const section = 'document' in choose ? disagreement.values.find((v) => v.document === choose.document)?.value.section : undefined;
+      const { at, prefix } = insertionPoint(merged, disagreement, section);
+      edits.push({ start: at, end: at, text: `${prefix}${statement(disagreement, chosen)}${at === 0 ? '\n\n' : ''}`, order });
+      continue;
+    }
+    const distinct: string[] = [];
+    for (const kept of disagreement.kept) {
+      if (merged.slice(kept.start, kept.end) !== kept.text) {
+        throw new DecisionError([`${decision.id}: the merged text does not say "${kept.text}" at ${kept.start}; review the current text again`]);
+      }
+      if (!distinct.includes(kept.text)) distinct.push(kept.text);
+      const value = chosen[Math.min(distinct.indexOf(kept.text), chosen.length - 1)]!;
+      edits.push({ start: kept.start, end: kept.end, text: replacement(disagreement.kind, kept, value), order });
+    }
+  }
+  // Applied from the end, so earlier offsets stay valid; two decisions never touch the same span (a term is in one group).
+  edits.sort((a, b) => b.start - a.start || b.end - a.end || b.order - a.order);
+  let out = merged;
+  let limit = Number.POSITIVE_INFINITY;
+  for (const edit of edits) {
+    if (edit.end > limit) continue;
+    out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+    limit = edit.start;
+  }
+  return out;
+}

@@ -1,0 +1,15 @@
+import { findDisagreements } from './disagreements';
+import { traceProvenance } from './provenance';
+import type { AnswerReview, SourceInfo } from './types';
+
+/**
+ * The review of a merged result against its sources: where each clause came from and where the
+ * sources disagree. Computed from the texts alone, never taken on the model's word. Pure.
+ */
+
+/** Reviews a merge: provenance per clause (traced once, and reused to place the merge's terms in the sources' groups) and the disagreements. */
+export function reviewMerge(problem: { documents: readonly string[]; sources?: readonly SourceInfo[] }, merged: string): AnswerReview {
+  const { clauses, counts } = traceProvenance(merged, problem.documents, problem.sources);
+  const disagreements = findDisagreements(problem.documents, merged, problem.sources, { provenance: clauses });
+  return { clauses, counts, disagreements };
+}
