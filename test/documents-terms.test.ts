@@ -22,7 +22,8 @@ import { seededRandom } from '../src/util/random';
 import { readSharedData } from './support/tasks';
 
 const samples = parseDocMergeCsv(readSharedData('documents.csv'));
-const simulatedMerge = (documents: string[], seed: number) => extractMerged(docMergeResponder(mergePrompt(documents))!.answer(seededRandom(seed)))!;
+/** The simulator's merge; undefined for the 1% of answers without one (as models do). */
+const simulatedMerge = (documents: string[], seed: number) => extractMerged(docMergeResponder(mergePrompt(documents))!.answer(seededRandom(seed)));
 /** The terms of one sentence, as [kind, normalized, text, topic]. */
 const termsOf = (text: string) => extractTerms(text).map((t: Term) => [t.kind, t.normalized, t.text, t.topic]);
 
@@ -152,7 +153,7 @@ describe('terms', () => {
 describe('disagreements between the sources', () => {
   it('lists the paper NDAs real disagreements, with what the merge kept', () => {
     const { documents } = samples[0]!.problem;
-    const disagreements = findDisagreements(documents, simulatedMerge(documents, 0));
+    const disagreements = findDisagreements(documents, simulatedMerge(documents, 0)!);
     for (const d of disagreements) expect(Disagreement.parse(d)).toEqual(d);
     expect(disagreements.map((d) => [d.id, d.kind, d.topic])).toEqual([
       ['d1', 'party', 'Parties'],
@@ -168,7 +169,7 @@ describe('disagreements between the sources', () => {
     // "[State]" and "[Your State]" are the same blank: no disagreement on the governing law here.
     expect(disagreements.some((d) => d.kind === 'governingLaw')).toBe(false);
 
-    const law = findDisagreements(samples[4]!.problem.documents, simulatedMerge(samples[4]!.problem.documents, 4)).find(
+    const law = findDisagreements(samples[4]!.problem.documents, simulatedMerge(samples[4]!.problem.documents, 4)!).find(
       (d) => d.kind === 'governingLaw',
     )!;
     expect(law.values.map((v) => v.value.normalized)).toEqual([PLACEHOLDER, 'New York', PLACEHOLDER, PLACEHOLDER]);
@@ -181,7 +182,9 @@ describe('disagreements between the sources', () => {
     let total = 0;
     const byKind: Record<string, number> = {};
     for (const [k, sample] of samples.entries()) {
-      const disagreements = findDisagreements(sample.problem.documents, simulatedMerge(sample.problem.documents, k));
+      const merged = simulatedMerge(sample.problem.documents, k);
+      if (merged === undefined) continue;
+      const disagreements = findDisagreements(sample.problem.documents, merged);
       expect(disagreements.map((d) => d.id)).toEqual(disagreements.map((_, i) => `d${i + 1}`));
       for (const d of disagreements) {
         total++;
@@ -204,14 +207,14 @@ describe('disagreements between the sources', () => {
 
   it('is stable: the same inputs give the same ids and values', () => {
     const { documents } = samples[9]!.problem;
-    const merged = simulatedMerge(documents, 9);
+    const merged = simulatedMerge(documents, 9)!;
     expect(findDisagreements(documents, merged)).toEqual(findDisagreements([...documents], `${merged}`));
   });
 });
 
 describe('decisions', () => {
   const problem = samples[0]!.problem;
-  const merged = simulatedMerge(problem.documents, 0);
+  const merged = simulatedMerge(problem.documents, 0)!;
   const review = reviewMerge(problem, merged);
   const fee = review.disagreements.find((d) => d.topic === 'Breach fee')!;
   const parties = review.disagreements.find((d) => d.kind === 'party')!;
@@ -268,7 +271,8 @@ describe('decisions', () => {
     expect(law.kept).toEqual([]);
     const newYork = law.values.find((v) => v.value.normalized === 'New York')!.document;
     const decided = applyDecisions(withoutLaw, disagreements, [{ id: law.id, choose: { document: newYork } }], documents);
-    expect(decided).toContain('Governing law: this agreement is governed by the laws of New York.');
+    // The source's words go in as it wrote them, here a blank with its example.
+    expect(decided).toContain('Governing law: this agreement is governed by the laws of [specific country/state, e.g., "the State of New York"].');
     const kept = findDisagreements(documents, decided).find((d) => d.kind === 'governingLaw')!.kept;
     expect(kept.map((k) => k.normalized)).toEqual(['New York']);
 

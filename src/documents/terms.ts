@@ -398,9 +398,10 @@ function lawsIn(clause: string): Found[] {
   const out: Found[] = [];
   const add = (start: number, text: string) => {
     const jurisdiction = text.replace(/[\s,.;:]+$/, '').replace(/\s+(?:and|of|the)$/i, '');
-    const first = jurisdiction.replace(/^the\s+/i, '').split(/\s+/)[0] ?? '';
-    if (!jurisdiction.startsWith('[') && NOT_A_JURISDICTION.test(first)) return;
-    out.push({ kind: 'governingLaw', start, end: start + jurisdiction.length, normalized: normalizeLaw(jurisdiction) });
+    const normalized = normalizeLaw(jurisdiction);
+    // "the applicable laws of", "Governing law": words that are no place.
+    if (!jurisdiction.startsWith('[') && NOT_A_JURISDICTION.test(normalized.split(/\s+/)[0] ?? '')) return;
+    out.push({ kind: 'governingLaw', start, end: start + jurisdiction.length, normalized });
   };
   LAWS_OF.lastIndex = 0;
   for (let m = LAWS_OF.exec(clause); m; m = LAWS_OF.exec(clause)) {
