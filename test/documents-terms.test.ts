@@ -169,10 +169,18 @@ describe('disagreements between the sources', () => {
     // "[State]" and "[Your State]" are the same blank: no disagreement on the governing law here.
     expect(disagreements.some((d) => d.kind === 'governingLaw')).toBe(false);
 
-    const law = findDisagreements(samples[4]!.problem.documents, simulatedMerge(samples[4]!.problem.documents, 4)!).find(
+    // Blanks suggesting different places ("e.g. California", "e.g. the State of New York") are a disagreement ...
+    const law = findDisagreements(samples[5]!.problem.documents, simulatedMerge(samples[5]!.problem.documents, 5)!).find(
       (d) => d.kind === 'governingLaw',
     )!;
-    expect(law.values.map((v) => v.value.normalized)).toEqual([PLACEHOLDER, 'New York', PLACEHOLDER, PLACEHOLDER]);
+    expect(law.values.map((v) => [v.document, v.value.normalized])).toEqual([
+      [0, PLACEHOLDER],
+      [2, 'California'],
+      [3, 'New York'],
+    ]);
+    // ... a blank beside a blank that suggests a value is not: both leave it to be filled in.
+    const blanks = findDisagreements(samples[4]!.problem.documents, simulatedMerge(samples[4]!.problem.documents, 4)!);
+    expect(blanks.map((d) => d.topic)).toEqual(['Non-compete period']);
   });
 
   it('makes no noise: identical values, reworded or renumbered copies and alike placeholders agree', () => {
@@ -264,17 +272,27 @@ describe('decisions', () => {
   });
 
   it('adds a sentence for a value the merge dropped, under its heading or at the end', () => {
-    const { documents } = samples[4]!.problem;
-    const withoutLaw = documents[2]!.replace(/.*governed by.*\n/g, '');
-    const disagreements = findDisagreements(documents, withoutLaw);
-    const law = disagreements.find((d) => d.kind === 'governingLaw')!;
+    const withoutFee = merged.replace(/[^.]*\$[\d,]+[^.]*\./g, '');
+    const disagreements = findDisagreements(problem.documents, withoutFee);
+    const dropped = disagreements.find((d) => d.topic === 'Breach fee')!;
+    expect(dropped.kept).toEqual([]);
+    const decided = applyDecisions(withoutFee, disagreements, [{ id: dropped.id, choose: { document: 2 } }], problem.documents);
+    expect(decided.endsWith('\n\nBreach fee: $280,000.')).toBe(true);
+    const kept = findDisagreements(problem.documents, decided).find((d) => d.topic === 'Breach fee')!.kept;
+    expect(kept.map((k) => k.normalized)).toEqual(['USD 280000']);
+
+    const { documents } = samples[5]!.problem;
+    // The merge kept the heading but not the sentence: the decided law goes under it.
+    const withoutLaw = documents[2]!.replace('This Agreement is governed by [State, e.g., "California"] laws.', '');
+    const laws = findDisagreements(documents, withoutLaw);
+    const law = laws.find((d) => d.kind === 'governingLaw')!;
     expect(law.kept).toEqual([]);
-    const newYork = law.values.find((v) => v.value.normalized === 'New York')!.document;
-    const decided = applyDecisions(withoutLaw, disagreements, [{ id: law.id, choose: { document: newYork } }], documents);
+    const lawDecided = applyDecisions(withoutLaw, laws, [{ id: law.id, choose: { document: 3 } }], documents);
     // The source's words go in as it wrote them, here a blank with its example.
-    expect(decided).toContain('Governing law: this agreement is governed by the laws of [specific country/state, e.g., "the State of New York"].');
-    const kept = findDisagreements(documents, decided).find((d) => d.kind === 'governingLaw')!.kept;
-    expect(kept.map((k) => k.normalized)).toEqual(['New York']);
+    expect(lawDecided).toContain(
+      '7. GOVERNING LAW\n\nGoverning law: this agreement is governed by the laws of [specific country/state, e.g., "the State of New York"].\n\n',
+    );
+    expect(findDisagreements(documents, lawDecided).find((d) => d.kind === 'governingLaw')!.kept.map((k) => k.normalized)).toEqual(['New York']);
 
     const headed = 'NDA\n\n## Term\nThe agreement starts on signature.\n\n## Fees\nThe Recipient pays monthly.';
     const term = { id: 'd1', kind: 'duration', topic: 'Term of the agreement', values: [], kept: [] } satisfies Disagreement;

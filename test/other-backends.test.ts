@@ -3,8 +3,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dataConverterFromEnv } from '../src/codec/data-converter';
+import { type CodecServer, startCodecServer } from '../src/codec/server';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
 import { runRequestOf } from '../src/inspect/rebuild';
 import { checkRun } from '../src/run/check';
@@ -12,6 +16,7 @@ import type { RunRequestInput, RunResult } from '../src/run/request';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { sortingTask } from '../src/tasks/sorting';
 import { checkStudy } from '../src/tune/request';
+import { ndaFile, ndaSamples, scannedPdf, writeDataRoom } from './support/documents';
 import { type Harness, startHarness } from './support/harness';
 
 const exec = promisify(execFile);
@@ -75,20 +80,6 @@ describe('starting runs from outside TypeScript', () => {
       checkRun({ task: 'doc-merge', problem: sent.problem, scheme: { name: 'got' } }).request.goo,
     );
   });
-
-  /** Runs the Python client; its exit code, the JSON events it printed and its error output. */
-  async function python3Client(args: string[]): Promise<{ code: number; events: Record<string, unknown>[]; stderr: string }> {
-    const outcome = await exec(python, ['examples/python/start_merge.py', ...args]).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => e,
-    );
-    const events = outcome.stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    return { code: outcome.code, events, stderr: outcome.stderr };
-  }
 
   it("the Python client refuses a problem the task's published schema rejects, naming the field, before contacting the server", async () => {
     const only = join(dir, 'only.txt');
@@ -194,6 +185,100 @@ describe('starting runs from outside TypeScript', () => {
       'json',
     ]);
     expect(stdout).toMatch(/"operationsDone":\s*4/);
+  });
+});
+
+/** Runs the Python client; its exit code, the JSON events it printed and its error output. */
+async function python3Client(args: string[]): Promise<{ code: number; events: Record<string, unknown>[]; stderr: string }> {
+  const outcome = await exec(python, ['examples/python/start_merge.py', ...args]).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+  const events = outcome.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { code: outcome.code, events, stderr: outcome.stderr };
+}
+
+describe('documents as a client in another language brings them', () => {
+  let stored: Harness;
+  let codec: CodecServer;
+  let raw: Client;
+  const storeDir = mkdtempSync(join(tmpdir(), 'got-backends-store-'));
+
+  beforeAll(async () => {
+    stored = await startHarness({ dataConverter: dataConverterFromEnv({ GOT_STORE: storeDir })! });
+    codec = await startCodecServer({ externalStorage: dataConverterFromEnv({ GOT_STORE: storeDir })!.externalStorage, port: 0 });
+    raw = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+  }, 120_000);
+  afterAll(async () => {
+    await raw?.connection.close();
+    await codec?.close();
+    await stored?.close();
+  });
+
+  it('sends PDF, DOCX, HTML and Markdown files through the codec server; the worker reads them and the history holds none of them', async () => {
+    const texts = ndaSamples()[2]!;
+    const files = await writeDataRoom(join(dir, 'room'), texts);
+    const { code, events, stderr } = await python3Client([
+      '--address',
+      inject('temporalAddress'),
+      '--task-queue',
+      stored.taskQueue,
+      '--codec-endpoint',
+      codec.url,
+      ...files.flatMap((f) => ['--doc', f]),
+      '--scheme',
+      'io',
+    ]);
+    expect(code, stderr).toBe(0);
+    const done = events.at(-1) as { event: string; workflowId: string; review: { clauses: number; supported: number } };
+    expect(done.event).toBe('completed');
+    expect(done.review.clauses).toBeGreaterThan(5);
+    expect(done.review.supported).toBe(done.review.clauses);
+    const result = (await stored.client.workflow.getHandle(done.workflowId).result()) as RunResult;
+    expect(result.grs.review!.documents).toEqual(['nda1.pdf', 'nda2.docx', 'nda3.html', 'nda4.md']);
+
+    // Seen without the store: references only, neither the files sent nor the text read from them.
+    const history = await raw.workflow.getHandle(done.workflowId).fetchHistory();
+    const bytes = Buffer.from(proto.temporal.api.history.v1.History.encode(history).finish()).toString('latin1');
+    expect(bytes).not.toContain('"base64"');
+    const sentence = texts[1]!
+      .split('\n')
+      .find((l) => l.length > 80)!
+      .slice(10, 60);
+    expect(bytes).not.toContain(sentence);
+    expect(bytes).toContain('ExternalStorageReference');
+  });
+
+  it('refuses a scanned PDF in the worker before any LLM call, naming the file', async () => {
+    const texts = ndaSamples()[3]!;
+    const scan = join(dir, 'scan.pdf');
+    writeFileSync(scan, await scannedPdf(texts[0]!, { pages: 1 }));
+    const docx = join(dir, 'other.docx');
+    writeFileSync(docx, await ndaFile(texts[1]!, 'docx'));
+    stored.llm.resetStats();
+    const { code, events } = await python3Client([
+      '--address',
+      inject('temporalAddress'),
+      '--task-queue',
+      stored.taskQueue,
+      '--codec-endpoint',
+      codec.url,
+      '--doc',
+      scan,
+      '--doc',
+      docx,
+    ]);
+    expect(code).toBe(2);
+    expect(events.at(-1)).toMatchObject({
+      event: 'failed',
+      type: 'ValidationError',
+      issues: [{ path: 'problem.files[0]', message: expect.stringMatching(/scan\.pdf: a scanned PDF without a text layer: 1 of 1 page/) }],
+    });
+    expect(stored.llm.stats().requests).toBe(0);
   });
 });
 

@@ -121,7 +121,10 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
   // so a client in another language sending documents through this server keeps them out of the history (decision 60).
   const encode = async (payloads: Payload[]) => {
     const encoded = o.codec ? await o.codec.encode(payloads) : payloads;
-    return stored ? stored.store(encoded) : encoded;
+    if (!stored) return encoded;
+    // The reference's size note (`externalPayloads`, Temporal's newer protos) is for metrics only; SDKs on older
+    // protos (Python 1.20) refuse a field they do not know, and the reference itself is all a reader needs.
+    return (await stored.store(encoded)).map(({ externalPayloads: _size, ...reference }) => reference);
   };
   // References are resolved first: what the store holds was encoded (encrypted) before it was stored.
   const decode = async (payloads: Payload[]) => {

@@ -99,17 +99,21 @@ function insertionPoint(merged: string, disagreement: Disagreement, section: str
     return title && title.start < (clauses[0]?.start ?? merged.length) ? { at: title.end, prefix: '\n\n' } : { at: 0, prefix: '' };
   }
   const wanted = [disagreement.topic, section].filter((t): t is string => !!t).map(titleKey);
-  let best: { at: number; score: number } | undefined;
-  for (const clause of clauses) {
-    if (!clause.heading) continue;
-    const key = titleKey(clause.heading);
-    const score = Math.max(...wanted.map((w) => titleSimilarity(w, key) ?? 0));
-    if (score >= SAME_HEADING && (!best || score >= best.score)) {
-      const lineEnd = merged.indexOf('\n', clause.end);
-      best = { at: lineEnd === -1 ? merged.length : lineEnd, score };
-    }
-  }
-  if (best) return { at: best.at, prefix: ' ' };
+  const score = (title: string) => Math.max(...wanted.map((w) => titleSimilarity(w, titleKey(title)) ?? 0));
+  const lineEnd = (at: number) => (merged.indexOf('\n', at) === -1 ? merged.length : merged.indexOf('\n', at));
+  let best: { at: number; prefix: string; score: number } | undefined;
+  const consider = (candidate: { at: number; prefix: string; score: number }) => {
+    if (candidate.score >= SAME_HEADING && (!best || candidate.score >= best.score)) best = candidate;
+  };
+  // A heading line: after the last clause of its section, or right under it when the merge left it empty.
+  headings.forEach((heading, i) => {
+    const end = headings[i + 1]?.start ?? merged.length;
+    const last = clauses.filter((c) => c.start >= heading.end && c.end <= end).at(-1);
+    consider(last ? { at: lineEnd(last.end), prefix: ' ', score: score(heading.title) } : { at: heading.end, prefix: '\n\n', score: score(heading.title) });
+  });
+  // A run-in title ("Governing Law: ..."): after that clause.
+  for (const clause of clauses) if (clause.heading) consider({ at: lineEnd(clause.end), prefix: ' ', score: score(clause.heading) });
+  if (best) return { at: best.at, prefix: best.prefix };
   return { at: merged.trimEnd().length, prefix: '\n\n' };
 }
 

@@ -1,5 +1,5 @@
 import { traceProvenance } from './provenance';
-import { extractTerms, type Term } from './terms';
+import { extractTerms, isSuggestion, PLACEHOLDER, type Term } from './terms';
 import type { Disagreement, MergedClause, SourceInfo, TermValue } from './types';
 
 /**
@@ -14,11 +14,18 @@ export interface DisagreementOptions {
   provenance?: readonly MergedClause[];
 }
 
-/** A term as the wire carries it: its value without kind, topic and group. */
+/** A term as the wire carries it: its value, without what grouping it needs. */
 export function valueOf(term: Term): TermValue {
-  const { kind: _kind, topic: _topic, group: _group, topicFrom: _from, ...value } = term;
-  return value;
+  const { text, normalized, start, end, section, page } = term;
+  return { text, normalized, start, end, ...(section !== undefined ? { section } : {}), ...(page !== undefined ? { page } : {}) };
 }
+
+/**
+ * A topic under which one document states more distinct values than this is too coarse to compare
+ * ("Record retention period" over a long contract's dozen record-keeping clauses): its terms are
+ * compared clause by clause instead, by their clauses' wording.
+ */
+const MAX_VALUES_PER_TOPIC = 3;
 
 interface Group {
   kind: Term['kind'];
@@ -39,6 +46,37 @@ function distinctValues(terms: readonly Term[]): Term[] {
 
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((x) => b.has(x));
 
+/** The topic groups in which some document states more than `MAX_VALUES_PER_TOPIC` distinct values. */
+function coarseGroups(sourceTerms: readonly Term[][]): Set<string> {
+  const coarse = new Set<string>();
+  for (const terms of sourceTerms) {
+    const values = new Map<string, Set<string>>();
+    for (const t of terms) {
+      if (t.kind === 'party' || t.topicFrom === 'wording') continue;
+      const set = values.get(t.group) ?? new Set();
+      set.add(t.normalized);
+      values.set(t.group, set);
+      if (set.size > MAX_VALUES_PER_TOPIC) coarse.add(t.group);
+    }
+  }
+  return coarse;
+}
+
+/**
+ * Whether the documents' terms of one group disagree. Blanks ("[Date]", "[State]") state nothing:
+ * the documents that state or suggest values (`[e.g., "two years"]`) must state the same set of
+ * them, and a document with blanks only disagrees with one that states a value outright ("[State]"
+ * against "New York"), not with one that merely suggests it ("[Date]" against "[Date, e.g.,
+ * "August 15, 2023"]": both leave it to be filled in).
+ */
+function disagree(byDocument: readonly (readonly Term[])[]): boolean {
+  const stated = byDocument.map((terms) => new Set(terms.filter((t) => t.normalized !== PLACEHOLDER).map((t) => t.normalized)));
+  const withValues = stated.filter((s) => s.size > 0);
+  if (withValues.some((s) => !sameSet(s, withValues[0]!))) return true;
+  const blankOnly = stated.some((s) => s.size === 0);
+  return blankOnly && byDocument.some((terms) => terms.some((t) => t.normalized !== PLACEHOLDER && !isSuggestion(t)));
+}
+
 /**
  * The merge's terms, each put in its sources' group where its clause came from a source stating
  * a term of the same kind there: the merge may drop the heading or the words a source's topic was
@@ -54,15 +92,17 @@ function mergedTerms(merged: string, clauses: readonly MergedClause[], sourceTer
     );
     const match = there.find((t) => t.normalized === term.normalized) ?? there[0];
     // A topic the merged clause states in its own words stands; one read from a heading or the wording is its source's.
-    return match && term.topicFrom !== 'clause' ? { ...term, topic: match.topic, group: match.group, topicFrom: match.topicFrom } : term;
+    return match && term.topicFrom !== 'clause'
+      ? { ...term, topic: match.topic, group: match.group, topicFrom: match.topicFrom, wording: match.wording, wordingTopic: match.wordingTopic }
+      : term;
   });
 }
 
 /**
  * The disagreements between the sources, in order of first appearance: per (kind, topic) group,
  * the documents' sets of normalised values; a group is a disagreement when two or more documents
- * state it and their sets differ. Placeholders without an example normalise alike ("[Date]" =
- * "[Effective Date]"), so they disagree only with a stated value ("[State]" vs "New York").
+ * state it and their values differ (see `disagree`: blanks such as "[Date]" and "[Effective Date]"
+ * are alike, and disagree only with a value stated outright, "[State]" against "New York").
  * `kept` lists the merge's terms of the group (empty when the merge dropped it).
  */
 export function findDisagreements(
@@ -72,13 +112,16 @@ export function findDisagreements(
   options: DisagreementOptions = {},
 ): Disagreement[] {
   const sourceTerms = documents.map((text, d) => extractTerms(text, { pageStarts: sources?.[d]?.pageStarts ?? [] }));
+  const coarse = coarseGroups(sourceTerms);
+  const keyOf = (t: Term) => (coarse.has(t.group) ? t.wording : t.group);
   const groups = new Map<string, Group>();
   sourceTerms.forEach((terms, document) => {
     for (const term of terms) {
-      let group = groups.get(term.group);
+      const key = keyOf(term);
+      let group = groups.get(key);
       if (!group) {
-        group = { kind: term.kind, topic: term.topic, byDocument: new Map() };
-        groups.set(term.group, group);
+        group = { kind: term.kind, topic: coarse.has(term.group) ? term.wordingTopic : term.topic, byDocument: new Map() };
+        groups.set(key, group);
       }
       const list = group.byDocument.get(document) ?? [];
       list.push(term);
@@ -88,15 +131,14 @@ export function findDisagreements(
   const clauses = options.provenance ?? traceProvenance(merged, documents, sources).clauses;
   const kept = new Map<string, Term[]>();
   for (const term of mergedTerms(merged, clauses, sourceTerms)) {
-    const list = kept.get(term.group) ?? [];
+    const list = kept.get(keyOf(term)) ?? [];
     list.push(term);
-    kept.set(term.group, list);
+    kept.set(keyOf(term), list);
   }
   const out: Disagreement[] = [];
   for (const [key, group] of groups) {
     if (group.byDocument.size < 2) continue;
-    const sets = [...group.byDocument.values()].map((terms) => new Set(terms.map((t) => t.normalized)));
-    if (sets.every((s) => sameSet(s, sets[0]!))) continue;
+    if (!disagree([...group.byDocument.values()])) continue;
     const values = [...group.byDocument.entries()]
       .sort(([a], [b]) => a - b)
       .flatMap(([document, terms]) => distinctValues(terms).map((t) => ({ document, value: valueOf(t) })));

@@ -19,6 +19,9 @@ export interface Term extends TermValue {
   group: string;
   /** Where the topic was read: words of the term's clause, its heading, or (no topic fits) the clause's wording. */
   topicFrom: 'clause' | 'heading' | 'wording';
+  /** Its clause's wording with the values masked, and a label of it: the finer grouping, where a topic is too coarse. */
+  wording: string;
+  wordingTopic: string;
 }
 
 /** The normalised value of a placeholder without an example ("[State]", "[Date]"): all placeholders of a kind are alike. */
@@ -219,9 +222,19 @@ function placeholderValue(placeholder: string, normalize: (example: string) => s
   return (example !== undefined ? normalize(example) : undefined) ?? PLACEHOLDER;
 }
 
+/** Whether a term is a blank that suggests a value (`[e.g., "two years"]`): its value is the example's, proposed rather than stated. */
+export const isSuggestion = (term: { text: string }): boolean => /^\[[^\]]*\be\.\s?g\./is.test(term.text);
+
 /** Whether a bracketed text is a placeholder to fill in ("[Your Company Name]") rather than a name in brackets ("[AquaBlue Innovations]"). */
 export function isPlaceholder(text: string): boolean {
-  return /^\[.*\]$/s.test(text) && /\b(?:name|company|party|your|insert|e\.g|date|state|country|address|recipient|x|specific|legal|full|jurisdiction|amount|number)\b/i.test(text);
+  // Generic labels name a role, not a party: "Company A", "Party One".
+  if (/^\[?(?:party|business|company|client|entity)\s+(?:[A-Z]|one|two|three)\]?$/i.test(text)) return true;
+  return (
+    /^\[.*\]$/s.test(text) &&
+    /\b(?:name|company|party|your|insert|e\.g|date|state|country|address|recipient|x|specific|legal|full|jurisdiction|amount|number|supplier|client|customer|contractor|employee|employer|university|provider|vendor|buyer|seller|licensor|licensee|consultant|freelancer|business|discloser)\b/i.test(
+      text,
+    )
+  );
 }
 
 // --- topics ----------------------------------------------------------------------------------
@@ -495,6 +508,10 @@ function snippet(clause: string, f: Found): string {
   return text.length <= 80 ? text : `${text.slice(0, 77)}\u2026`;
 }
 
+const MAY_BE_AMOUNT = new RegExp(`[$\u20ac\u00a3\u00a5]|\\b(?:${CODES})\\b|dollar|euro|pound`, 'i');
+const MAY_BE_DURATION = /year|month|week|day|hour/i;
+const MAY_BE_LAW = /\blaws?\b|legal\s+framework/i;
+
 /** Options of `extractTerms`. */
 export interface TermOptions {
   /** Where each page starts (a PDF's text): terms get their page. */
@@ -519,23 +536,28 @@ export function extractTerms(text: string, options: TermOptions = {}): Term[] {
     const blank = masked(clause);
     const parties = unit.start < PREAMBLE_CHARS ? partiesIn(clause, named) : [];
     if (parties.length >= 2) named = true;
+    // Cheap tests first: most clauses of a long contract state none of these.
     const found = withoutOverlaps([
-      ...placeholdersIn(clause),
-      ...amountsIn(blank),
-      ...datesIn(blank),
-      ...durationsIn(blank),
-      ...lawsIn(clause),
+      ...(clause.includes('[') ? placeholdersIn(clause) : []),
+      ...(MAY_BE_AMOUNT.test(blank) ? amountsIn(blank) : []),
+      ...(/\d{4}/.test(blank) ? datesIn(blank) : []),
+      ...(MAY_BE_DURATION.test(blank) ? durationsIn(blank) : []),
+      ...(MAY_BE_LAW.test(clause) ? lawsIn(clause) : []),
       ...parties,
     ]);
     for (const f of found) {
       const topic = topicOf(f.kind, clause, f.start, f.end, unit.heading);
+      const wording = sentenceKey(f.kind, clause, found);
+      const wordingTopic = `${topic?.topic ?? DEFAULT_TOPIC[f.kind]}: \u201c${snippet(clause, f)}\u201d`;
       const section = sectionAt(unit.start + f.start, unit);
       const page = pagesOf(options.pageStarts, unit.start + f.start, unit.start + f.end)?.[0];
       terms.push({
         kind: f.kind,
-        topic: topic?.topic ?? `${DEFAULT_TOPIC[f.kind]}: \u201c${snippet(clause, f)}\u201d`,
-        group: topic ? `${f.kind}:${topic.topic.toLowerCase()}` : sentenceKey(f.kind, clause, found),
+        topic: topic?.topic ?? wordingTopic,
+        group: topic ? `${f.kind}:${topic.topic.toLowerCase()}` : wording,
         topicFrom: topic?.from ?? 'wording',
+        wording,
+        wordingTopic,
         text: clause.slice(f.start, f.end),
         normalized: f.normalized,
         start: unit.start + f.start,
