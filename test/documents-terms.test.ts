@@ -23,7 +23,8 @@ import { readSharedData } from './support/tasks';
 
 const samples = parseDocMergeCsv(readSharedData('documents.csv'));
 /** The simulator's merge; undefined for the 1% of answers without one (as models do). */
-const simulatedMerge = (documents: string[], seed: number) => extractMerged(docMergeResponder(mergePrompt(documents))!.answer(seededRandom(seed)));
+const simulatedMerge = (documents: string[], seed: number) =>
+  extractMerged(docMergeResponder(mergePrompt(documents))!.answer(seededRandom(seed)));
 /** The terms of one sentence, as [kind, normalized, text, topic]. */
 const termsOf = (text: string) => extractTerms(text).map((t: Term) => [t.kind, t.normalized, t.text, t.topic]);
 
@@ -83,9 +84,9 @@ describe('terms', () => {
       ['duration', 'P2Y', 'two (2) years', 'Term of the agreement'],
       ['noticePeriod', 'P30D', 'thirty (30) days', 'Notice of termination'],
     ]);
-    expect(termsOf('The Receiving Party will not engage in any competing business during the agreement and one year after its termination.')).toEqual([
-      ['duration', 'P1Y', 'one year', 'Non-compete period'],
-    ]);
+    expect(
+      termsOf('The Receiving Party will not engage in any competing business during the agreement and one year after its termination.'),
+    ).toEqual([['duration', 'P1Y', 'one year', 'Non-compete period']]);
     expect(termsOf('This confidentiality obligation lasts for [X years, e.g., "5 years"] from the date of disclosure.')).toEqual([
       ['duration', 'P5Y', '[X years, e.g., "5 years"]', 'Confidentiality period'],
     ]);
@@ -135,7 +136,9 @@ describe('terms', () => {
       ['party', PLACEHOLDER, '[Your Company Name]'],
       ['party', PLACEHOLDER, '[Recipient Name]'],
     ]);
-    const named = extractTerms('This agreement is made on 3 March 2025 between Harbor Analytics Ltd, the disclosing party, and Northbeam Consulting, the receiving party.');
+    const named = extractTerms(
+      'This agreement is made on 3 March 2025 between Harbor Analytics Ltd, the disclosing party, and Northbeam Consulting, the receiving party.',
+    );
     expect(named.filter((t) => t.kind === 'party').map((t) => t.normalized)).toEqual(['Harbor Analytics Ltd', 'Northbeam Consulting']);
   });
 
@@ -292,11 +295,22 @@ describe('decisions', () => {
     expect(lawDecided).toContain(
       '7. GOVERNING LAW\n\nGoverning law: this agreement is governed by the laws of [specific country/state, e.g., "the State of New York"].\n\n',
     );
-    expect(findDisagreements(documents, lawDecided).find((d) => d.kind === 'governingLaw')!.kept.map((k) => k.normalized)).toEqual(['New York']);
+    expect(
+      findDisagreements(documents, lawDecided)
+        .find((d) => d.kind === 'governingLaw')!
+        .kept.map((k) => k.normalized),
+    ).toEqual(['New York']);
 
     const headed = 'NDA\n\n## Term\nThe agreement starts on signature.\n\n## Fees\nThe Recipient pays monthly.';
     const term = { id: 'd1', kind: 'duration', topic: 'Term of the agreement', values: [], kept: [] } satisfies Disagreement;
-    const withTerm = applyDecisions(headed, [{ ...term, values: [{ document: 0, value: { text: 'two (2) years', normalized: 'P2Y', start: 0, end: 1, section: 'Term' } }] }], [{ id: 'd1', choose: { document: 0 } }], ['x']);
-    expect(withTerm).toBe('NDA\n\n## Term\nThe agreement starts on signature. Term of the agreement: two (2) years.\n\n## Fees\nThe Recipient pays monthly.');
+    const withTerm = applyDecisions(
+      headed,
+      [{ ...term, values: [{ document: 0, value: { text: 'two (2) years', normalized: 'P2Y', start: 0, end: 1, section: 'Term' } }] }],
+      [{ id: 'd1', choose: { document: 0 } }],
+      ['x'],
+    );
+    expect(withTerm).toBe(
+      'NDA\n\n## Term\nThe agreement starts on signature. Term of the agreement: two (2) years.\n\n## Fees\nThe Recipient pays monthly.',
+    );
   });
 });

@@ -87,6 +87,10 @@ function isHeading(rest: string): boolean {
   return !/[.!?;,]["'\u201d\u2019)\]]*$/.test(rest) && titleCased(rest);
 }
 
+/** Several sentences, or more words than any heading has: prose, whatever its markup says. */
+const isProse = (text: string) =>
+  text.length > MAX_HEADING_CHARS || (wordCount(text) > HEADING_WORDS && /[.!?]["'\u201d\u2019)\]]*(?:\s+\S|$)/.test(text));
+
 /** A line that states nothing: signature blanks, bracketed names side by side, rules. */
 const isBlank = (rest: string) => !/[\p{L}\p{N}]/u.test(rest.replace(/\[[^\]]*\]/g, ''));
 
@@ -131,9 +135,9 @@ const LETTER_NAMES =
   /\b(?:party|schedule|exhibit|annex|appendix|attachment|part|class|series|plan|option|item|tier|phase|type|grade|business|company)\s$/i;
 
 // A sentence ends at . ! ? (and closing quotes or brackets) before whitespace and a new sentence's start (in lower
-// case only after a full stop: `endsSentence` decides), or at a semicolon before a capital (list items run together).
+// case only after a full stop: `endsSentence` decides; a heading's "#" a merge copied inline may come first), or at a semicolon before a capital (list items run together).
 const BOUNDARY =
-  /(?:[.!?]+["'\u201d\u2019)\]]*(?=\s+["'\u201c\u2018([]?[\p{Lu}\p{N}])|\.["'\u201d\u2019)\]]*(?=\s+\p{Ll})|;(?=\s+\p{Lu}))/gu;
+  /(?:[.!?]+["'\u201d\u2019)\]]*(?=\s+(?:#{1,6}\s+)?["'\u201c\u2018([]?[\p{Lu}\p{N}])|\.["'\u201d\u2019)\]]*(?=\s+\p{Ll})|;(?=\s+\p{Lu}))/gu;
 
 /** The sentences of one item's text, `[start, end)` within it. */
 function sentenceSpans(text: string): [number, number][] {
@@ -143,8 +147,7 @@ function sentenceSpans(text: string): [number, number][] {
   for (let m = BOUNDARY.exec(text); m; m = BOUNDARY.exec(text)) {
     const end = m.index + m[0].length;
     const next = /^\s+(\S+)/.exec(text.slice(end, end + 60))?.[1] ?? '';
-    const dot = text.indexOf('.', m.index) === m.index ? m.index : -1;
-    if (dot !== -1 && !endsSentence(text, dot, next)) continue;
+    if (text[m.index] === '.' && !endsSentence(text, m.index, next)) continue;
     spans.push([start, end]);
     start = end;
   }
@@ -254,14 +257,18 @@ export function splitClauses(text: string): ClauseSplit {
       at = next;
       continue;
     }
-    const markdown = MARKDOWN_HEADING.exec(line);
-    const restAt = markerEnd(line, indent);
+    const markdownLine = MARKDOWN_HEADING.exec(line);
+    // A "heading" that is a paragraph of prose (a title line a converter kept whole, an HTML h1 of sentences) is content.
+    const prose = markdownLine !== null && isProse(markdownLine[1]!);
+    const markdown = prose ? null : markdownLine;
+    const restAt = prose ? /^ {0,3}#{1,6}[ \t]+/.exec(line)![0].length : markerEnd(line, indent);
     const rest = line.slice(restAt).trim();
     const marked = restAt > indent;
     const runIn = RUN_IN.exec(rest)?.[1];
     const titled = runIn !== undefined && wordCount(runIn) <= RUN_IN_WORDS && (titleCased(runIn) || wordCount(runIn) <= 2);
     // After a finished sentence, a heading line may follow without a blank line; inside a sentence it is a wrapped line.
-    const afterSentence = item !== undefined && /[.!?:;]["'\u201d\u2019)\]]*$/.test(text.slice(item.start, item.end));
+    const afterSentence =
+      item !== undefined && /[.!?:;]["'\u201d\u2019)\]]*$/.test(text.slice(Math.max(item.start, item.end - 8), item.end));
     if (!markdown && isBlank(rest)) {
       flush();
     } else if (markdown || (isHeading(rest) && (marked || !item || afterSentence))) {
@@ -296,5 +303,17 @@ export function splitClauses(text: string): ClauseSplit {
   return { clauses, headings };
 }
 
-/** The clause units of a text (see `splitClauses`). */
-export const clauseUnits = (text: string): ClauseUnit[] => splitClauses(text).clauses;
+/** The last texts' splits: a review splits each source for provenance and again for its terms. */
+const recent = new Map<string, ClauseSplit>();
+const RECENT = 256;
+
+/** `splitClauses`, remembered for the last few hundred texts (treat the result as read-only). */
+export function splitClausesOnce(text: string): ClauseSplit {
+  let split = recent.get(text);
+  if (!split) {
+    split = splitClauses(text);
+    if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
+    recent.set(text, split);
+  }
+  return split;
+}

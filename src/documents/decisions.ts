@@ -109,7 +109,11 @@ function insertionPoint(merged: string, disagreement: Disagreement, section: str
   headings.forEach((heading, i) => {
     const end = headings[i + 1]?.start ?? merged.length;
     const last = clauses.filter((c) => c.start >= heading.end && c.end <= end).at(-1);
-    consider(last ? { at: lineEnd(last.end), prefix: ' ', score: score(heading.title) } : { at: heading.end, prefix: '\n\n', score: score(heading.title) });
+    consider(
+      last
+        ? { at: lineEnd(last.end), prefix: ' ', score: score(heading.title) }
+        : { at: heading.end, prefix: '\n\n', score: score(heading.title) },
+    );
   });
   // A run-in title ("Governing Law: ..."): after that clause.
   for (const clause of clauses) if (clause.heading) consider({ at: lineEnd(clause.end), prefix: ' ', score: score(clause.heading) });
@@ -152,7 +156,9 @@ export function applyDecisions(
     const distinct: string[] = [];
     for (const kept of disagreement.kept) {
       if (merged.slice(kept.start, kept.end) !== kept.text) {
-        throw new DecisionError([`${decision.id}: the merged text does not say "${kept.text}" at ${kept.start}; review the current text again`]);
+        throw new DecisionError([
+          `${decision.id}: the merged text does not say "${kept.text}" at ${kept.start}; review the current text again`,
+        ]);
       }
       if (!distinct.includes(kept.text)) distinct.push(kept.text);
       const value = chosen[Math.min(distinct.indexOf(kept.text), chosen.length - 1)]!;

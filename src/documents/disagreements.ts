@@ -15,7 +15,7 @@ export interface DisagreementOptions {
 }
 
 /** A term as the wire carries it: its value, without what grouping it needs. */
-export function valueOf(term: Term): TermValue {
+export function termValue(term: Term): TermValue {
   const { text, normalized, start, end, section, page } = term;
   return { text, normalized, start, end, ...(section !== undefined ? { section } : {}), ...(page !== undefined ? { page } : {}) };
 }
@@ -93,7 +93,14 @@ function mergedTerms(merged: string, clauses: readonly MergedClause[], sourceTer
     const match = there.find((t) => t.normalized === term.normalized) ?? there[0];
     // A topic the merged clause states in its own words stands; one read from a heading or the wording is its source's.
     return match && term.topicFrom !== 'clause'
-      ? { ...term, topic: match.topic, group: match.group, topicFrom: match.topicFrom, wording: match.wording, wordingTopic: match.wordingTopic }
+      ? {
+          ...term,
+          topic: match.topic,
+          group: match.group,
+          topicFrom: match.topicFrom,
+          wording: match.wording,
+          wordingTopic: match.wordingTopic,
+        }
       : term;
   });
 }
@@ -141,13 +148,13 @@ export function findDisagreements(
     if (!disagree([...group.byDocument.values()])) continue;
     const values = [...group.byDocument.entries()]
       .sort(([a], [b]) => a - b)
-      .flatMap(([document, terms]) => distinctValues(terms).map((t) => ({ document, value: valueOf(t) })));
+      .flatMap(([document, terms]) => distinctValues(terms).map((t) => ({ document, value: termValue(t) })));
     out.push({
       id: `d${out.length + 1}`,
       kind: group.kind,
       topic: group.topic,
       values,
-      kept: (kept.get(key) ?? []).map(valueOf),
+      kept: (kept.get(key) ?? []).map(termValue),
     });
   }
   return out;

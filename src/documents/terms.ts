@@ -1,6 +1,5 @@
-import { splitDocument } from '../tasks/doc-merge/headings';
-import { type ClauseUnit, splitClauses } from './clauses';
-import { pagesOf } from './provenance';
+import { type ClauseUnit, splitClausesOnce } from './clauses';
+import { pagesOf, sectionsOf, sectionTitleAt } from './places';
 import type { TermKind, TermValue } from './types';
 
 /**
@@ -84,14 +83,13 @@ export function parseNumber(text: string): number | undefined {
 // --- durations -------------------------------------------------------------------------------
 
 const UNIT_CODES: Record<string, string> = { year: 'Y', month: 'M', week: 'W', day: 'D', hour: 'H' };
-const DURATION = new RegExp(
-  `\\b(${NUMBER})(?:\\s+|\\s*-\\s*)(?:(business|calendar|working)\\s+)?(year|month|week|day|hour)s?\\b`,
-  'gi',
-);
+const DURATION = new RegExp(`\\b(${NUMBER})(?:\\s+|\\s*-\\s*)(?:(business|calendar|working)\\s+)?(year|month|week|day|hour)s?\\b`, 'gi');
 
 /** A duration's comparable form: ISO 8601 ("P2Y", "P30D", "PT48H"), business days marked ("P10D business"). */
+const ONE_DURATION = new RegExp(DURATION.source, 'i');
+
 export function normalizeDuration(text: string): string | undefined {
-  const m = new RegExp(DURATION.source, 'i').exec(text);
+  const m = ONE_DURATION.exec(text);
   if (!m) return undefined;
   const n = parseNumber(m[1]!);
   if (n === undefined) return undefined;
@@ -121,8 +119,10 @@ const AMOUNT = new RegExp(
 const SCALES: Record<string, number> = { thousand: 1e3, k: 1e3, million: 1e6, m: 1e6, mn: 1e6, billion: 1e9, bn: 1e9 };
 
 /** An amount's comparable form: currency code and value ("$200,000" = "USD 200000", "€1.5 million" = "EUR 1500000"). */
+const ONE_AMOUNT = new RegExp(AMOUNT.source, 'i');
+
 export function normalizeAmount(text: string): string | undefined {
-  const m = new RegExp(AMOUNT.source, 'i').exec(text);
+  const m = ONE_AMOUNT.exec(text);
   if (!m) return undefined;
   const [currency, figure, scale] = m[1]
     ? [CURRENCY_SIGNS[m[1].toLowerCase()]!, m[2]!, m[3]!]
@@ -135,8 +135,22 @@ export function normalizeAmount(text: string): string | undefined {
 
 // --- dates -----------------------------------------------------------------------------------
 
-const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
 const DATE = new RegExp(
   `\\b(?:(${MONTH})\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})|(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:day\\s+of\\s+)?(${MONTH}),?\\s+(\\d{4})|(\\d{4})-(\\d{2})-(\\d{2}))\\b`,
   'gi',
@@ -146,8 +160,10 @@ const monthNumber = (name: string) => MONTH_NAMES.findIndex((m) => m.startsWith(
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** A date's comparable form, ISO 8601: "January 1, 2024", "1 January 2024" and "2024-01-01" are all "2024-01-01". */
+const ONE_DATE = new RegExp(DATE.source, 'i');
+
 export function normalizeDate(text: string): string | undefined {
-  const m = new RegExp(DATE.source, 'i').exec(text);
+  const m = ONE_DATE.exec(text);
   if (!m) return undefined;
   const [year, month, day] = m[1]
     ? [Number(m[3]), monthNumber(m[1]), Number(m[2])]
@@ -189,9 +205,11 @@ const JURISDICTION = `(?:\\[[^\\[\\]\\n]{1,160}\\]|(?:the\\s+)?(?:(?:State|Commo
 const LAWS_OF = new RegExp(`\\blaws?\\s+of\\s+(${JURISDICTION})`, 'g');
 const NAMED_LAWS = new RegExp(`(${JURISDICTION})(?:['\u2019]s)?\\s+(?:laws?|legal\\s+framework)\\b`, 'g');
 // What makes "the laws of X" the contract's law rather than where a party is incorporated.
-const GOVERNS = /\b(?:govern\w*|constru\w*|interpret\w*|subject\s+to|under|in\s+accordance\s+with|per|auspices\s+of|apply|applies|applicable)\b/i;
+const GOVERNS =
+  /\b(?:govern\w*|constru\w*|interpret\w*|subject\s+to|under|in\s+accordance\s+with|per|auspices\s+of|apply|applies|applicable)\b/i;
 const INCORPORATED = /\b(?:incorporated|organi[sz]ed|existing|formed|registered|established|chartered)\b[^.;]{0,40}$/i;
-const NOT_A_JURISDICTION = /^(?:the|this|such|any|all|applicable|governing|local|other|these|its|their|relevant|same|said|national|international|federal|state|common|civil|data|privacy|employment|tax)$/i;
+const NOT_A_JURISDICTION =
+  /^(?:the|this|such|any|all|applicable|governing|local|other|these|its|their|relevant|same|said|national|international|federal|state|common|civil|data|privacy|employment|tax)$/i;
 
 /** A governing law's comparable form: the jurisdiction's name ("the State of New York" = "New York", "English" = "England"). */
 export function normalizeLaw(jurisdiction: string): string {
@@ -207,7 +225,7 @@ export function normalizeLaw(jurisdiction: string): string {
 
 // --- placeholders ----------------------------------------------------------------------------
 
-const BRACKET = /\[[^\[\]\n]{0,200}\]/g;
+const BRACKET = /\[[^[\]\n]{0,200}\]/g;
 /** The example a placeholder gives: `[X years, e.g., "5 years"]` gives `5 years`. */
 function exampleOf(placeholder: string): string | undefined {
   const m = /\be\.\s?g\.?,?\s*(.*)\]$/i.exec(placeholder);
@@ -441,15 +459,22 @@ const BETWEEN = new RegExp(
   'g',
 );
 const AND_NAME = new RegExp(`(?:,\\s*|\\s+)and\\s+(?:the\\s+)?(${NAME})`, 'g');
-const DEFINED = new RegExp(`(${NAME})\\s*,?\\s*(?:\\((?:the\\s+|hereinafter\\s+)?["\u201c']|,?\\s*(?:herein(?:after)?\\s+)?(?:referred\\s+to|known)\\s+as\\s+(?:the\\s+)?["\u201c]?)`, 'g');
+const DEFINED = new RegExp(
+  `(${NAME})\\s*,?\\s*(?:\\((?:the\\s+|hereinafter\\s+)?["\u201c']|,?\\s*(?:herein(?:after)?\\s+)?(?:referred\\s+to|known)\\s+as\\s+(?:the\\s+)?["\u201c]?)`,
+  'g',
+);
 const ROLE_LINE = new RegExp(`^([A-Z][\\w'\u2019]*(?:\\s+[A-Z][\\w'\u2019]*){0,2}):\\s+(${NAME})`);
-const NOT_A_NAME = /^(?:The|This|That|Such|Each|Either|Both|Any|All|Effective|Agreement|Company|Party|Parties|Confidential|Date|Dated|In|On|As|For|By|WHEREAS|NOW)$/;
+const NOT_A_NAME =
+  /^(?:The|This|That|Such|Each|Either|Both|Any|All|Effective|Agreement|Company|Party|Parties|Confidential|Date|Dated|In|On|As|For|By|WHEREAS|NOW)$/;
 
 /** A party's comparable form: placeholders alike, names as written without brackets. */
 export function normalizeParty(name: string): string {
   const text = name.trim();
   if (isPlaceholder(text)) return PLACEHOLDER;
-  return text.replace(/^\[|\]$/g, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/^\[|\]$/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The parties a clause of the opening names: "between A and B", "A ("Disclosing Party")", "Supplier: [Name]". */
@@ -499,7 +524,10 @@ function sentenceKey(kind: TermKind, clause: string, found: readonly Found[]): s
     at = f.end;
   }
   out += clause.slice(at);
-  return `${kind}:${out.toLowerCase().replace(/[^a-z0-9#]+/g, ' ').trim()}`;
+  return `${kind}:${out
+    .toLowerCase()
+    .replace(/[^a-z0-9#]+/g, ' ')
+    .trim()}`;
 }
 
 /** A short form of a clause for a topic's label, its term replaced by an ellipsis. */
@@ -508,7 +536,7 @@ function snippet(clause: string, f: Found): string {
   return text.length <= 80 ? text : `${text.slice(0, 77)}\u2026`;
 }
 
-const MAY_BE_AMOUNT = new RegExp(`[$\u20ac\u00a3\u00a5]|\\b(?:${CODES})\\b|dollar|euro|pound`, 'i');
+const MAY_BE_AMOUNT = new RegExp(`[$\u20ac\u00a3\u00a5]|${CODES}|[Dd]ollar|[Ee]uro|[Pp]ound`);
 const MAY_BE_DURATION = /year|month|week|day|hour/i;
 const MAY_BE_LAW = /\blaws?\b|legal\s+framework/i;
 
@@ -524,14 +552,11 @@ export interface TermOptions {
  * its heading's; a term no topic fits is grouped by its clause's wording (values masked).
  */
 export function extractTerms(text: string, options: TermOptions = {}): Term[] {
-  const sections = splitDocument(text);
-  const sectionAt = (at: number, unit: ClauseUnit) => {
-    const s = sections.find((x) => x.start <= at && at < x.end);
-    return s?.title || unit.heading;
-  };
+  const sections = sectionsOf(text);
+  const sectionAt = (at: number, unit: ClauseUnit) => sectionTitleAt(sections, at) ?? unit.heading;
   const terms: Term[] = [];
   let named = false;
-  for (const unit of splitClauses(text).clauses) {
+  for (const unit of splitClausesOnce(text).clauses) {
     const clause = unit.text;
     const blank = masked(clause);
     const parties = unit.start < PREAMBLE_CHARS ? partiesIn(clause, named) : [];

@@ -284,7 +284,9 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     const faulted = fault ? (fault.choice ?? 0) % n : -1;
     const choices = Array.from({ length: n }, (_, index) => {
       const side = seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index, 'side'));
-      const tokens = encode(recognised.answer(seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index)), { settings: { ...settings }, side }));
+      const tokens = encode(
+        recognised.answer(seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index)), { settings: { ...settings }, side }),
+      );
       const truncated = maxTokens !== undefined && tokens.length > maxTokens;
       const kept = truncated ? tokens.slice(0, maxTokens) : tokens;
       const choice: SimChoice = {

@@ -66,8 +66,9 @@ const titleCase = (text: string) => (text.match(/[A-Za-z]{4,}/g) ?? []).every((w
 function titleAfterNumber(rest: string): string {
   const text = rest.trim();
   if (text === '') return '';
-  const sentence = /[.!?]$/.test(text) && !titleCase(text);
-  if (words(text) <= TITLE_WORDS && !/[.!?;]\s*\S/.test(text) && !sentence) return stripEnd(text);
+  // Cheapest tests first: a long contract has thousands of numbered clause lines, few of them titles.
+  const sentence = () => /[.!?]$/.test(text) && !titleCase(text);
+  if (!/[.!?;]\s*\S/.test(text) && words(text) <= TITLE_WORDS && !sentence()) return stripEnd(text);
   const runIn = /^([^.!?;]{1,80})[.:]\s+\S/.exec(text);
   return runIn && words(runIn[1]!) <= RUN_IN_TITLE_WORDS ? stripEnd(runIn[1]!) : '';
 }
