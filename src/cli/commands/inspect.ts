@@ -56,6 +56,11 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
     best
       ? `  best thought ${best.id}: score ${best.score === undefined ? '—' : formatScore(best.score)}${best.solved ? ' (solved)' : ''}, volume ${volume(grs, best.id, index)}`
       : '  no scored final thought',
+    ...(grs.review
+      ? [
+          `  review of ${grs.review.thought}: ${grs.review.counts.supported} of ${grs.review.counts.clauses} clauses traced to the sources, ${grs.review.counts.unsupported} unsupported · ${grs.review.disagreements.length} disagreement(s)${grs.review.decisions ? ` · ${grs.review.decisions.length} decided by a person` : ''} (--format html shows each clause's sources)`,
+        ]
+      : []),
     `  operations:`,
     ...ops,
     '',
