@@ -32,7 +32,7 @@ export function parseChoices(choices: string[], pending: PendingReview): ReviewD
     const byNumber = /^\d+$/.test(value) ? Number(value) - 1 : pending.documents.indexOf(value);
     if (!disagreement!.values.some((v) => v.document === byNumber))
       fail(
-        `no value of "${disagreement!.topic}" in document ${value}; choose one of ${disagreement!.values.map((v) => v.document + 1).join(', ')}`,
+        `no value of "${disagreement!.topic}" in document ${value}; choose one of ${[...new Set(disagreement!.values.map((v) => v.document + 1))].join(', ')}`,
       );
     return { id, choose: { document: byNumber } };
   });
