@@ -401,6 +401,9 @@ function usageOf(promptTokens: number, choices: Choice[]) {
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }
 
+/** How long a streamed answer stays silent at most while the model reads its prompt or waits for a sequence. */
+const KEEP_ALIVE_MS = 15_000;
+
 /**
  * Answers as server-sent events in OpenAI's chunk format: per choice a role chunk, its text as it
  * comes and a closing chunk with the finish reason; then, if asked, one chunk with the usage.
@@ -426,19 +429,40 @@ async function streamCompletion(
     finish_reason: finishReason,
   });
   let started = -1;
+  let lastSent = Date.now();
   const startChoice = (index: number) => {
     for (; started < index; ) send([delta(++started, { role: 'assistant', content: '' })]);
   };
-  const choices = await generate({
-    text(index, text) {
-      startChoice(index);
-      send([delta(index, { content: text })]);
-    },
-    done(index, choice) {
-      startChoice(index);
-      send([delta(index, {}, choice.finishReason)]);
-    },
-  });
+  // Reading a long prompt on a CPU takes minutes before the first token (four NDAs on Qwen-1.5B: over 60 s), and a
+  // request may wait for a free sequence: a chunk without choices now and then tells the client the answer is coming,
+  // so its stall detector (`llm.stallSeconds`) gives up on a silent server, not on a busy one.
+  startChoice(0);
+  const keepAlive = setInterval(() => {
+    if (Date.now() - lastSent >= KEEP_ALIVE_MS) send([]);
+  }, KEEP_ALIVE_MS / 3);
+  const sent = (f: () => void) => {
+    f();
+    lastSent = Date.now();
+  };
+  let choices: Choice[];
+  try {
+    choices = await generate({
+      text(index, text) {
+        sent(() => {
+          startChoice(index);
+          send([delta(index, { content: text })]);
+        });
+      },
+      done(index, choice) {
+        sent(() => {
+          startChoice(index);
+          send([delta(index, {}, choice.finishReason)]);
+        });
+      },
+    });
+  } finally {
+    clearInterval(keepAlive);
+  }
   if (req.includeUsage) send([], { usage: usageOf(promptTokens, choices) });
   res.end('data: [DONE]\n\n');
 }
