@@ -33,11 +33,15 @@ async function main() {
   for (const format of ['pdf', 'docx', 'html', 'markdown', 'text'] as FixtureFormat[]) {
     const bytes = await ndaFile(nda, format);
     const { ms, value } = await timed(() => readDocument(bytes, `nda.${format}`));
-    rows.push(`| one NDA, ${format} | ${(bytes.length / 1024).toFixed(1)} | ${value.text.length.toLocaleString('en')} | ${ms.toFixed(0)} |`);
+    rows.push(
+      `| one NDA, ${format} | ${(bytes.length / 1024).toFixed(1)} | ${value.text.length.toLocaleString('en')} | ${ms.toFixed(0)} |`,
+    );
   }
   const long = await ndasPdf(samples.flat().slice(0, 200), { pageNumbers: true });
   const read = await timed(() => readDocument(long, 'bundle-200.pdf'));
-  rows.push(`| 200-page PDF | ${(long.length / 1024).toFixed(0)} | ${read.value.text.length.toLocaleString('en')} | ${read.ms.toFixed(0)} |`);
+  rows.push(
+    `| 200-page PDF | ${(long.length / 1024).toFixed(0)} | ${read.value.text.length.toLocaleString('en')} | ${read.ms.toFixed(0)} |`,
+  );
 
   // 200 contracts of 200,000 characters (four generated rooms of 50), and a merge of ~100,000 characters made of their clauses.
   const documents = [0, 1, 2, 3].flatMap((seed) => generateDataRoom(50, 200_000, seed).documents);
