@@ -1,7 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { dataConverterFromEnv } from '../../codec/data-converter';
 import { bestThought, formatScore, operationTimings, thoughtsById, volume } from '../../grs/analysis';
 import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
@@ -9,8 +7,7 @@ import type { Grs } from '../../grs/types';
 import { inspectRun, runRequestOf } from '../../inspect/rebuild';
 import { resolveTask } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
-import { connectClient } from '../../temporal/connect';
-import { cliServer } from '../server';
+import { withCliClient } from '../cli-client';
 
 import type { InspectFormat } from './inspect-formats';
 
@@ -69,16 +66,8 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
 
 /** `got inspect <workflowId>`: fetches the run's history and rebuilds its GRS from it alone. */
 export async function inspectCommand(workflowId: string, o: InspectOptions, log: (line: string) => void): Promise<void> {
-  const server = await cliServer(log);
   if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
-  const connection = await connectClient(server.connection);
-  try {
-    const dataConverter = dataConverterFromEnv();
-    const client = new Client({
-      connection,
-      namespace: server.namespace,
-      ...(dataConverter ? { dataConverter } : {}),
-    });
+  await withCliClient(log, async ({ client, dataConverter }) => {
     const { grs, history } = await inspectRun(client, workflowId, o.runId);
     // The task as the run knew it: a built-in id, or a declaration carried by the request.
     const task = resolveTask((await runRequestOf(history, dataConverter)).task);
@@ -87,7 +76,5 @@ export async function inspectCommand(workflowId: string, o: InspectOptions, log:
       writeFileSync(o.out, text);
       log(`Wrote the ${o.format} of ${workflowId} to ${o.out}`);
     } else process.stdout.write(text);
-  } finally {
-    await connection.close();
-  }
+  });
 }

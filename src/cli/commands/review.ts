@@ -1,10 +1,7 @@
-import { Client } from '@temporalio/client';
 import { queryPendingReview, sendDecisions } from '../../client/review';
-import { dataConverterFromEnv } from '../../codec/data-converter';
 import { ValidationError } from '../../goo/validate';
-import { connectClient } from '../../temporal/connect';
+import { withCliClient } from '../cli-client';
 import { askDecisions, describeDisagreement, parseChoices } from '../review-decisions';
-import { cliServer } from '../server';
 
 export interface ReviewOptions {
   /** `d1=2`, `d1=nda2.pdf`, `d1=text:New York`; repeatable. */
@@ -19,11 +16,7 @@ export interface ReviewOptions {
  * Without `--choose` or `--keep-merge` it lists them, and on a terminal asks for each.
  */
 export async function reviewCommand(workflowId: string, o: ReviewOptions, log: (line: string) => void): Promise<void> {
-  const server = await cliServer(log);
-  const connection = await connectClient(server.connection);
-  try {
-    const dataConverter = dataConverterFromEnv();
-    const client = new Client({ connection, namespace: server.namespace, ...(dataConverter ? { dataConverter } : {}) });
+  await withCliClient(log, async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
     const pending = await queryPendingReview(handle);
     if (!pending)
@@ -43,7 +36,5 @@ export async function reviewCommand(workflowId: string, o: ReviewOptions, log: (
     const decisions = interactive ? await askDecisions(pending) : o.keepMerge ? [] : parseChoices(o.choose, pending);
     const { accepted } = await sendDecisions(handle, { decisions });
     log(`Sent ${accepted} decision(s) to ${workflowId}; the run finishes the merge with them.`);
-  } finally {
-    await connection.close();
-  }
+  });
 }

@@ -1,13 +1,11 @@
-import { Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { type RunHealth, runHealth, stuckAdvice } from '../../client/health';
 import { queryProgress, webUiLink } from '../../client/runs';
-import { dataConverterFromEnv } from '../../codec/data-converter';
 import type { Progress } from '../../run/request';
 import { GOT_SEARCH_ATTRIBUTES } from '../../run/search-attributes';
 import { STUDY_QUERY, STUDY_WORKFLOW_TYPE, TRIAL_WORKFLOW_TYPE } from '../../run/wire';
-import { connectClient } from '../../temporal/connect';
 import type { StudyProgress, TrialProgress } from '../../tune/results';
-import { cliServer } from '../server';
+import { withCliClient } from '../cli-client';
 
 /** How long `got status` waits for a run's progress: a run without a working worker never answers. */
 const PROGRESS_QUERY_TIMEOUT_MS = 5_000;
@@ -41,17 +39,11 @@ export interface RunStatusReport {
 
 /** `got status <workflowId>`: the run's state, whether it is stuck, and its progress; it never waits on a run that cannot answer. */
 export async function statusCommand(workflowId: string, o: StatusOptions, log: (line: string) => void): Promise<RunStatusReport> {
-  const server = await cliServer(log);
-  const connection = await connectClient(server.connection);
-  try {
-    const dataConverter = dataConverterFromEnv();
-    const client = new Client({ connection, namespace: server.namespace, ...(dataConverter ? { dataConverter } : {}) });
+  return withCliClient(log, async ({ client, server }) => {
     const report = await statusOf(client, workflowId, { ...o, uiUrl: server.uiUrl });
     console.log(o.json ? JSON.stringify(report, null, 2) : formatStatus(report));
     return report;
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 /** Reads one run's status; the progress query only for a running run that is not stuck, and within a deadline. */
