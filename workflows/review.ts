@@ -1,5 +1,6 @@
 import { type ActivityInterfaceFor, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { GotActivities, ReviewStepResult } from '../activities';
+import { checkDecisions } from '../src/documents/check-decisions';
 import type { ReviewRecord } from '../src/documents/types';
 import type { Thought } from '../src/grs/types';
 import type { PendingReview, ReviewDecisions } from '../src/run/request';
@@ -73,27 +74,15 @@ export class AnswerReviewing {
     const pending = this.pending;
     if (!pending) throw new Error('the run is not waiting for decisions on disagreements');
     if (!input || !Array.isArray(input.decisions)) throw new Error('expected { decisions: [{ id, choose }] }');
-    const known = new Map(pending.disagreements.map((d) => [d.id, d]));
-    const problems: string[] = [];
-    const seen = new Set<string>();
-    for (const [i, d] of input.decisions.entries()) {
-      const disagreement = known.get(d?.id);
-      if (!disagreement) {
-        problems.push(`decisions[${i}].id: "${String(d?.id)}" is not a disagreement of this run (${[...known.keys()].join(', ')})`);
-        continue;
-      }
-      if (seen.has(d.id)) problems.push(`decisions[${i}].id: "${d.id}" is decided twice`);
-      seen.add(d.id);
-      const choose = d.choose as { document?: unknown; text?: unknown } | undefined;
-      if (typeof choose?.document === 'number') {
-        if (!disagreement.values.some((v) => v.document === choose.document))
-          problems.push(
-            `decisions[${i}].choose.document: document ${choose.document} states no value for "${disagreement.topic}" (${disagreement.values.map((v) => v.document).join(', ')} do)`,
-          );
-      } else if (typeof choose?.text !== 'string' || choose.text.trim() === '') {
-        problems.push(`decisions[${i}].choose: expected { document: <index> } or { text: "<value>" }`);
-      }
-    }
+    // The shape first (the schema library stays out of the workflow), then the rules the activity applies them by.
+    const shapeless = input.decisions.flatMap((d, i) => {
+      const choose = d?.choose as { document?: unknown; text?: unknown } | undefined;
+      const chosen = typeof choose?.document === 'number' || (typeof choose?.text === 'string' && choose.text.trim() !== '');
+      return typeof d?.id === 'string' && chosen
+        ? []
+        : [`decisions[${i}]: expected { id, choose: { document: <index> } or { text: "<value>" } }`];
+    });
+    const problems = shapeless.length ? shapeless : checkDecisions(pending.disagreements, input.decisions);
     if (problems.length) throw new Error(problems.join('; '));
   }
 

@@ -1,6 +1,5 @@
-import { basename } from 'node:path';
 import { listDataRoom } from '../documents/folder';
-import { readDocumentFile } from '../documents/read';
+import { readDocumentFile, sourceOf } from '../documents/read';
 import { DocumentError, type SourceInfo } from '../documents/types';
 import { ValidationError } from '../goo/validate';
 
@@ -40,7 +39,7 @@ export async function readInputDocuments(
       read.push({
         path,
         text: document.text,
-        source: { name: basename(path), format: document.format, ...(document.pageStarts ? { pageStarts: document.pageStarts } : {}) },
+        source: sourceOf(document),
       });
     } catch (e) {
       if (!(e instanceof DocumentError)) throw e;

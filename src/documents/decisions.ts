@@ -1,7 +1,10 @@
 import { titleKey, titleSimilarity } from '../tasks/doc-merge/headings';
+import { checkDecisions } from './check-decisions';
 import { splitClauses } from './clauses';
 import { normalizeLaw } from './terms';
 import type { Disagreement, ReviewDecision, TermValue } from './types';
+
+export { checkDecisions };
 
 /**
  * A person's decisions on the sources' disagreements, applied to the merged text: each decided
@@ -18,32 +21,6 @@ export class DecisionError extends Error {
 
 /** Titles of a heading that match a topic this much (Dice on word stems) take an added sentence. */
 const SAME_HEADING = 0.5;
-
-/** Problems with decisions on these disagreements, each a sentence a person can act on; empty when all can be applied. */
-export function checkDecisions(disagreements: readonly Disagreement[], decisions: readonly ReviewDecision[]): string[] {
-  const problems: string[] = [];
-  const byId = new Map(disagreements.map((d) => [d.id, d]));
-  const seen = new Set<string>();
-  const known = disagreements.length ? disagreements.map((d) => d.id).join(', ') : 'none';
-  decisions.forEach((decision, i) => {
-    const disagreement = byId.get(decision.id);
-    if (!disagreement) {
-      problems.push(`decision ${i + 1}: there is no disagreement "${decision.id}" (known: ${known})`);
-      return;
-    }
-    if (seen.has(decision.id)) problems.push(`decision ${i + 1}: "${decision.id}" is decided twice`);
-    seen.add(decision.id);
-    if (!('document' in decision.choose)) return;
-    const { document } = decision.choose;
-    const stating = [...new Set(disagreement.values.map((v) => v.document))];
-    if (!stating.includes(document)) {
-      problems.push(
-        `decision ${i + 1}: document ${document} states no value for "${disagreement.topic}" (${decision.id}); documents that do: ${stating.join(', ')}`,
-      );
-    }
-  });
-  return problems;
-}
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 

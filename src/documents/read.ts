@@ -6,7 +6,7 @@ import { readHtml } from './html';
 import { type DocumentLimits, documentLimits, formatBytes } from './limits';
 import { readMarkdown, readText } from './markdown';
 import { readPdf } from './pdf';
-import { DocumentError, type ReadDocument } from './types';
+import { DocumentError, type ReadDocument, type SourceInfo } from './types';
 
 /**
  * One document as a user brings it (bytes or a file), recognised by content and read to text, or
@@ -100,4 +100,9 @@ export async function readDocumentFile(path: string, limits: Partial<DocumentLim
     throw new DocumentError(path, `cannot be read: ${(error as Error).message}`);
   }
   return read(bytes, basename(path), path, resolved);
+}
+
+/** What a merge records of where a document came from: its name, format and, for a PDF, where its pages start. */
+export function sourceOf(document: ReadDocument): SourceInfo {
+  return { name: document.name, format: document.format, ...(document.pageStarts ? { pageStarts: document.pageStarts } : {}) };
 }

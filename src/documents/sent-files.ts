@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ValidationError } from '../goo/validate';
+import { parseOrThrow, ValidationError } from '../goo/validate';
 import type { AnyTask } from '../tasks/task';
-import { readDocument } from './read';
-import { DocumentError } from './types';
+import { readDocument, sourceOf } from './read';
+import { DocumentError, type SourceInfo } from './types';
 
 /** Base64 characters of one file sent in a request: 50 MB of file (4/3 of it), the documents' byte limit. */
 const MAX_BASE64_CHARS = Math.ceil((50 * 1024 * 1024 * 4) / 3) + 4;
@@ -33,26 +33,13 @@ const isProblemFiles = (problem: unknown): problem is { files: unknown } =>
  */
 export async function readSentFiles<R extends { task?: unknown; problem?: unknown }>(request: R, task: AnyTask | undefined): Promise<R> {
   if (!isProblemFiles(request.problem) || !task?.problemFromFiles) return request;
-  const parsed = ProblemFiles.safeParse(request.problem);
-  if (!parsed.success)
-    throw new ValidationError(
-      'run request',
-      parsed.error.issues.map((i) => ({ path: ['problem', ...i.path].join('.'), message: i.message })),
-    );
+  const sent = parseOrThrow(ProblemFiles, request.problem, 'run request', 'problem');
   const issues: { path: string; message: string }[] = [];
-  const files: {
-    path: string;
-    text: string;
-    source: { name: string; format: 'pdf' | 'docx' | 'html' | 'markdown' | 'text'; pageStarts?: number[] };
-  }[] = [];
-  for (const [i, file] of parsed.data.files.entries()) {
+  const files: { path: string; text: string; source: SourceInfo }[] = [];
+  for (const [i, file] of sent.files.entries()) {
     try {
       const document = await readDocument(Buffer.from(file.base64, 'base64'), file.name);
-      files.push({
-        path: file.name,
-        text: document.text,
-        source: { name: file.name, format: document.format, ...(document.pageStarts ? { pageStarts: document.pageStarts } : {}) },
-      });
+      files.push({ path: file.name, text: document.text, source: sourceOf(document) });
     } catch (e) {
       if (!(e instanceof DocumentError)) throw e;
       issues.push({ path: `problem.files[${i}]`, message: e.message });
