@@ -1,0 +1,139 @@
+/**
+ * The paper's experiment on Qwen2.5-Coder-1.5B, summed up from the journals `scripts/eval-qwen.sh`
+ * writes: one table over every cell measured so far, and each claim of the paper checked against it.
+ * Writes docs/eval-qwen/results.md; safe to run while the evaluation is still going (a cell counts
+ * the runs finished so far).  Run: `npx tsx scripts/eval-qwen-report.ts`.
+ */
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type EvalRow, ResultJournal } from '../src/eval/results';
+import { TASKS } from '../src/tasks/registry';
+
+const DIR = join(import.meta.dirname, '..', 'docs', 'eval-qwen');
+const SCHEMES = ['io', 'cot', 'tot', 'got'];
+
+interface Cell {
+  task: string;
+  size: number;
+  scheme: string;
+  rows: EvalRow[];
+}
+
+const finished = (r: EvalRow) => r.status === 'completed' || r.status === 'noAnswer';
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length ? (s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2) : Number.NaN;
+};
+
+/** A run's score as the paper counts it: a run with no answer scores the task's no-answer score. */
+function scoreOf(r: EvalRow): number {
+  return r.score ?? TASKS[r.task]!.noAnswerScore;
+}
+
+function readCells(): Cell[] {
+  const cells = new Map<string, Cell>();
+  for (const name of existsSync(DIR) ? readdirSync(DIR, { withFileTypes: true }) : []) {
+    if (!name.isDirectory()) continue;
+    const journal = new ResultJournal(join(DIR, name.name, 'runs.jsonl'));
+    // The latest row per run: a failed run retried later counts once.
+    const latest = new Map(journal.read().map((r) => [`${r.task}/${r.scheme}/${r.size}/${r.sample}`, r]));
+    for (const r of latest.values()) {
+      if (!finished(r)) continue;
+      const key = `${r.task}/${r.size}/${r.scheme}`;
+      const cell = cells.get(key) ?? { task: r.task, size: r.size, scheme: r.scheme, rows: [] };
+      cell.rows.push(r);
+      cells.set(key, cell);
+    }
+  }
+  const order = (c: Cell) => `${c.task}/${String(c.size).padStart(4, '0')}/${SCHEMES.indexOf(c.scheme)}`;
+  return [...cells.values()].sort((a, b) => order(a).localeCompare(order(b)));
+}
+
+function table(cells: Cell[]): string {
+  const lines = [
+    '| task | size | scheme | runs | no answer | median score | mean score | solved | mean tokens (in / out) | mean wall | mean cost at GPT-3.5 prices |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const c of cells) {
+    const scores = c.rows.map(scoreOf);
+    const higher = TASKS[c.task]!.higherIsBetter;
+    lines.push(
+      `| ${c.task} | ${c.size} | ${c.scheme} | ${c.rows.length} | ${c.rows.filter((r) => r.status === 'noAnswer').length} | ${median(scores).toFixed(higher ? 2 : 1)} | ${mean(scores).toFixed(2)} | ${c.rows.filter((r) => r.solved).length} | ${Math.round(mean(c.rows.map((r) => r.promptTokens)))} / ${Math.round(mean(c.rows.map((r) => r.completionTokens)))} | ${(mean(c.rows.map((r) => r.wallMs)) / 1000).toFixed(0)} s | $${mean(c.rows.map((r) => r.costUsd)).toFixed(4)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function cellOf(cells: Cell[], task: string, size: number | undefined, scheme: string): Cell | undefined {
+  return cells.find((c) => c.task === task && c.scheme === scheme && (size === undefined || c.size === size));
+}
+
+/** One claim, checked on the cells measured: confirmed, not confirmed, or not measured yet. */
+function claims(cells: Cell[]): string[] {
+  const out: string[] = [];
+  const sortingSizes = [...new Set(cells.filter((c) => c.task === 'sorting').map((c) => c.size))];
+  const pairs = (task: string) =>
+    [...new Set(cells.filter((c) => c.task === task).map((c) => c.size))]
+      .map((size) => ({ size, got: cellOf(cells, task, size, 'got'), tot: cellOf(cells, task, size, 'tot') }))
+      .filter((p) => p.got && p.tot) as { size: number; got: Cell; tot: Cell }[];
+
+  const sorting = pairs('sorting');
+  if (!sorting.length) out.push('- GoT makes fewer errors than ToT at every sorting size: not measured yet.');
+  else {
+    const each = sorting.map(
+      (p) =>
+        `${p.size}: GoT ${mean(p.got.rows.map(scoreOf)).toFixed(2)} vs ToT ${mean(p.tot.rows.map(scoreOf)).toFixed(2)} mean errors (${p.got.rows.length} / ${p.tot.rows.length} runs)`,
+    );
+    const holds = sorting.every((p) => mean(p.got.rows.map(scoreOf)) < mean(p.tot.rows.map(scoreOf)));
+    const missing = [32, 64].filter((s) => !sortingSizes.includes(s));
+    out.push(
+      `- GoT makes fewer errors than ToT at every sorting size: **${holds ? 'confirmed' : 'not confirmed'}**${missing.length ? ` on the sizes measured so far (not yet: ${missing.join(', ')})` : ''}. ${each.join('; ')}.`,
+    );
+  }
+
+  const costly = ['sorting', 'set-intersection', 'keyword-counting', 'doc-merge'].flatMap((t) => pairs(t).map((p) => ({ task: t, ...p })));
+  if (!costly.length) out.push('- GoT is cheaper than ToT: not measured yet.');
+  else {
+    const each = costly.map(
+      (p) =>
+        `${p.task}-${p.size}: GoT $${mean(p.got.rows.map((r) => r.costUsd)).toFixed(4)} vs ToT $${mean(p.tot.rows.map((r) => r.costUsd)).toFixed(4)}`,
+    );
+    const holds = costly.every((p) => mean(p.got.rows.map((r) => r.costUsd)) < mean(p.tot.rows.map((r) => r.costUsd)));
+    out.push(
+      `- GoT is cheaper than ToT (mean cost per run at the paper's prices): **${holds ? 'confirmed' : 'not confirmed'}**. ${each.join('; ')}.`,
+    );
+  }
+
+  const got = cellOf(cells, 'doc-merge', undefined, 'got');
+  const io = cellOf(cells, 'doc-merge', undefined, 'io');
+  if (!got || !io) out.push("- GoT's document merges score better than IO's: not measured yet.");
+  else {
+    const g = mean(got.rows.map(scoreOf));
+    const i = mean(io.rows.map(scoreOf));
+    out.push(
+      `- GoT's document merges score better than IO's: **${g > i ? 'confirmed' : 'not confirmed'}**. Mean score GoT ${g.toFixed(2)} vs IO ${i.toFixed(2)} (${got.rows.length} / ${io.rows.length} runs).`,
+    );
+  }
+  return out;
+}
+
+const cells = readCells();
+const runs = cells.reduce((n, c) => n + c.rows.length, 0);
+const text = `# The paper's experiment on Qwen2.5-Coder-1.5B: results so far
+
+Generated by \`npx tsx scripts/eval-qwen-report.ts\` from the journals in this folder (${runs} runs
+finished); how they were made: [README.md](README.md). Scores: errors for sorting, set intersection
+and keyword counting (lower is better), the judge's 0–10 for document merges (higher is better); a
+run with no answer scores the task's no-answer score. Costs are what the tokens would cost at the
+paper's GPT-3.5 prices ($1.5 / $2 per million input / output tokens); the runs themselves cost nothing.
+
+${table(cells)}
+
+## The paper's claims, checked
+
+${claims(cells).join('\n')}
+`;
+writeFileSync(join(DIR, 'results.md'), text);
+console.log(text);

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The paper's experiment on Qwen2.5-Coder-1.5B (issue 21), cell by cell. Hours of CPU time:
+# run it in the background (`nohup bash scripts/eval-qwen.sh >> docs/eval-qwen/progress.log 2>&1 &`);
+# each cell's folder holds a journal (runs.jsonl), so rerunning the script resumes where it stopped
+# and a finished cell costs nothing. Progress: docs/eval-qwen/progress.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=docs/eval-qwen
+DATA=../shared/data/got-examples
+SAMPLES=${SAMPLES:-10}
+COMMON=(--llm local --local-model qwen2.5-coder-1.5b --schemes io,cot,tot,got --samples "$SAMPLES"
+  --dataset-dir "$DATA" --temperature 1.0 --price-input 1.5 --price-output 2 --concurrency 8)
+
+cell() { # name, then eval's own flags
+  local name=$1
+  shift
+  echo "== $(date -u +%FT%TZ) $name: start"
+  npm run --silent got -- eval "${COMMON[@]}" --out "$OUT/$name" "$@"
+  echo "== $(date -u +%FT%TZ) $name: done"
+}
+
+cell sorting-32 --task sorting --sizes 32 --max-tokens 512
+cell set-intersection-32 --task set-intersection --sizes 32 --max-tokens 512
+cell sorting-64 --task sorting --sizes 64 --max-tokens 768
+cell set-intersection-64 --task set-intersection --sizes 64 --max-tokens 768
+cell keyword-counting --task keyword-counting --max-tokens 1024
+cell doc-merge --task doc-merge --max-tokens 1536
