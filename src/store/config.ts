@@ -51,5 +51,9 @@ function lazyStore(description: string, make: () => Promise<BlobStore>): BlobSto
     put: async (key, data) => (await store()).put(key, data),
     get: async (key) => (await store()).get(key),
     has: async (key) => (await store()).has(key),
+    async *list() {
+      yield* (await store()).list();
+    },
+    delete: async (entries, writtenBefore) => (await store()).delete(entries, writtenBefore),
   };
 }

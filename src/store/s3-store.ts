@@ -1,6 +1,16 @@
 import { STATUS_CODES } from 'node:http';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { BLOB_KEY, BlobNotFoundError, type BlobStore } from './blob-store';
+import {
+  DeleteObjectsCommand,
+  type DeleteObjectsCommandOutput,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { BLOB_KEY, BLOB_REFRESH_MS, BlobNotFoundError, type BlobStore, type StoredBlob } from './blob-store';
 
 /** The URL scheme of an S3 payload store, as in `s3://bucket/prefix`. */
 export const S3_URL_SCHEME = 's3://';
@@ -30,6 +40,13 @@ export interface S3BlobStoreOptions {
   /** Default: the SDK's standard chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, instance roles). */
   credentials?: S3Credentials;
 }
+
+/** S3's limit of keys in one DeleteObjects request. */
+export const S3_DELETE_BATCH = 1000;
+/** HEAD requests in flight at once while deleting. */
+const HEAD_CONCURRENCY = 48;
+/** A HEAD answer dates an object in whole seconds (HTTP dates), so it may be up to this much later. */
+const HTTP_DATE_RESOLUTION_MS = 1_000;
 
 /** A bucket and a folder in it, read from an `s3://bucket/prefix` URL. */
 export interface S3Location {
@@ -92,8 +109,10 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, data: Uint8Array): Promise<void> {
-    // Keys are content hashes: an object already there holds these bytes, so skip the upload.
-    if (await this.exists(key, 'put')) return;
+    // Keys are content hashes: an object already there holds these bytes, so skip the upload, unless
+    // its date needs renewing (BlobStore.put): S3 cannot touch an object, so it is uploaded again.
+    const modified = await this.modifiedOf(key, 'put');
+    if (modified && Date.now() - modified.getTime() <= BLOB_REFRESH_MS) return;
     const Key = this.objectKey(key);
     try {
       await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: data, ContentType: 'application/octet-stream' }));
@@ -114,8 +133,66 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  has(key: string): Promise<boolean> {
-    return this.exists(key, 'has');
+  async has(key: string): Promise<boolean> {
+    return (await this.modifiedOf(key, 'has')) !== undefined;
+  }
+
+  /** Lists `<prefix>/<xx>/<key>` objects page by page (1,000 a page); other objects under the prefix are not blobs and are left out. */
+  async *list(): AsyncIterable<StoredBlob> {
+    const Prefix = this.prefix ? `${this.prefix}/` : '';
+    let ContinuationToken: string | undefined;
+    do {
+      let page: ListObjectsV2CommandOutput;
+      try {
+        page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken }));
+      } catch (err) {
+        throw await this.failure('list', '(all)', err);
+      }
+      for (const object of page.Contents ?? []) {
+        const key = this.keyOfObject(object.Key ?? '');
+        if (key && object.LastModified) yield { key, bytes: object.Size ?? 0, modified: object.LastModified };
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+  }
+
+  async delete(entries: readonly StoredBlob[], writtenBefore: Date): Promise<StoredBlob[]> {
+    const deleted: StoredBlob[] = [];
+    for (let start = 0; start < entries.length; start += S3_DELETE_BATCH) {
+      const batch = entries.slice(start, start + S3_DELETE_BATCH);
+      // Asked again just before deleting: a writer may have uploaded the blob again since it was listed.
+      const still: StoredBlob[] = [];
+      for (let i = 0; i < batch.length; i += HEAD_CONCURRENCY) {
+        const dates = await Promise.all(batch.slice(i, i + HEAD_CONCURRENCY).map((e) => this.modifiedOf(e.key, 'delete')));
+        dates.forEach((modified, j) => {
+          if (modified && modified.getTime() + HTTP_DATE_RESOLUTION_MS <= writtenBefore.getTime()) still.push(batch[i + j]!);
+        });
+      }
+      if (!still.length) continue;
+      let answer: DeleteObjectsCommandOutput;
+      try {
+        answer = await this.client.send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: still.map((e) => ({ Key: this.objectKey(e.key) })), Quiet: true },
+          }),
+        );
+      } catch (err) {
+        throw await this.failure('delete', `(${still.length} blobs)`, err);
+      }
+      const failed = answer.Errors ?? [];
+      const failedKeys = new Set(failed.map((e) => e.Key));
+      deleted.push(...still.filter((e) => !failedKeys.has(this.objectKey(e.key))));
+      if (failed.length) {
+        const first = failed[0]!;
+        throw new S3StoreError(
+          `${this.description}: delete failed for ${failed.length} of ${still.length} blobs (${deleted.length} deleted in all), e.g. ${first.Key}: ${first.Code}: ${first.Message}`,
+          first.Code ?? 'DeleteFailed',
+          undefined,
+        );
+      }
+    }
+    return deleted;
   }
 
   /** Closes the client's connections. */
@@ -123,14 +200,23 @@ export class S3BlobStore implements BlobStore {
     this.client.destroy();
   }
 
-  private async exists(key: string, operation: string): Promise<boolean> {
+  /** The blob key an object key holds, or undefined for an object that is not a blob of this store. */
+  private keyOfObject(objectKey: string): string | undefined {
+    const path = this.prefix ? objectKey.slice(this.prefix.length + 1) : objectKey;
+    const [folder, key, ...rest] = path.split('/');
+    return rest.length === 0 && key && BLOB_KEY.test(key) && folder === key.slice(0, 2) ? key : undefined;
+  }
+
+  /** The object's last-modified date, or undefined when there is none. */
+  private async modifiedOf(key: string, operation: string): Promise<Date | undefined> {
     const Key = this.objectKey(key);
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
-      return true;
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      // A server that gives no date: treat the object as new, so it is neither uploaded again nor deleted.
+      return head.LastModified ?? new Date();
     } catch (err) {
       // A HEAD answer has no body, so a missing bucket is a bare 404 too; the put that follows names it.
-      if (statusOf(err) === 404) return false;
+      if (statusOf(err) === 404) return undefined;
       throw await this.failure(operation, key, err);
     }
   }

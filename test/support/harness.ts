@@ -39,6 +39,8 @@ export async function startHarness(
     endpoint?: (simulatorBaseURL: string) => string;
     /** The endpoint streams its answers (the worker heartbeats on tokens). */
     stream?: boolean;
+    /** A namespace of the test server other than `default` (it must exist, with the search attributes). */
+    namespace?: string;
   } = {},
 ): Promise<Harness> {
   const address = inject('temporalAddress');
@@ -54,6 +56,7 @@ export async function startHarness(
   const taskQueue = `test-${randomUUID()}`;
   const worker = await createGotWorker({
     connection: nativeConnection,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
     taskQueue,
     llm: {
       baseURL: o.endpoint ? o.endpoint(llm.baseURL) : llm.baseURL,
@@ -70,7 +73,11 @@ export async function startHarness(
   });
   const running = worker.run();
   return {
-    client: new Client({ connection, ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}) }),
+    client: new Client({
+      connection,
+      ...(o.namespace ? { namespace: o.namespace } : {}),
+      ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),
+    }),
     llm,
     taskQueue,
     worker,
