@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SlotPool } from '../src/localllm/pool';
+import { planSequences } from '../src/localllm/sequences';
 
 describe('the sequence pool', () => {
   it('lends free slots at once and makes later requests wait, first come first served', async () => {
@@ -32,5 +33,44 @@ describe('the sequence pool', () => {
     await expect(pool.acquire(AbortSignal.abort(new Error('already gone')))).rejects.toThrow('already gone');
     pool.release('only');
     expect(pool).toMatchObject({ active: 0, waiting: 0 });
+  });
+
+  it('lends extra slots only when they are free and nobody waits for a first one', async () => {
+    const pool = new SlotPool(['a', 'b', 'c']);
+    const first = await pool.acquire();
+    expect(pool.tryAcquire()).toBeDefined();
+    expect(pool.tryAcquire()).toBeDefined();
+    expect(pool.tryAcquire()).toBeUndefined();
+    const queued = pool.acquire();
+    pool.release(first);
+    expect(await queued).toBe(first);
+    expect(pool).toMatchObject({ active: 3, waiting: 0 });
+  });
+});
+
+describe('the sequences of the context', () => {
+  const MB = 2 ** 20;
+
+  it('holds a whole batch plus one sequence for each other parallel request', () => {
+    expect(planSequences({ parallel: 2, batch: 10, bytesPerSequence: 47 * MB, budgetBytes: 3072 * MB })).toMatchObject({
+      sequences: 11,
+      batch: 10,
+    });
+    expect(planSequences({ parallel: 2, batch: 1, bytesPerSequence: 47 * MB, budgetBytes: 3072 * MB })).toMatchObject({
+      sequences: 2,
+      batch: 1,
+    });
+  });
+
+  it('makes fewer within the memory budget, keeping a sequence for each parallel request first', () => {
+    // Qwen2.5-1.5B at 8,192 tokens: 235 MB a sequence.
+    expect(planSequences({ parallel: 2, batch: 10, bytesPerSequence: 235 * MB, budgetBytes: 2048 * MB })).toMatchObject({
+      sequences: 8,
+      batch: 7,
+    });
+    expect(planSequences({ parallel: 2, batch: 10, bytesPerSequence: 235 * MB, budgetBytes: 100 * MB })).toMatchObject({
+      sequences: 1,
+      batch: 1,
+    });
   });
 });

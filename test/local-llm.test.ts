@@ -196,6 +196,8 @@ describe('got local-llm', () => {
     for (const [flag, value] of [
       ['--port', LOCAL_LLM_DEFAULTS.port],
       ['--parallel', LOCAL_LLM_DEFAULTS.parallel],
+      ['--batch', LOCAL_LLM_DEFAULTS.batch],
+      ['--kv-cache-mb', LOCAL_LLM_DEFAULTS.kvCacheMb],
       ['--threads', LOCAL_LLM_DEFAULTS.threads],
     ] as const) {
       expect(stdout).toMatch(new RegExp(`${flag} <\\w+> [^(]*\\(default: ${value}\\)`));

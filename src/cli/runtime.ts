@@ -6,7 +6,6 @@ import { installQuietRuntime } from '../../worker/logging';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { LlmEndpoint } from '../llm/client';
 import { endpointFromEnv, NO_ENDPOINT } from '../llm/endpoint';
-import { LOCAL_LLM_DEFAULTS } from '../localllm/defaults';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
 import { connectClient, connectNative } from '../temporal/connect';
@@ -123,7 +122,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       cleanups.push(() => local.close());
       endpoint = served;
       o.log(
-        `Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${LOCAL_LLM_DEFAULTS.parallel} requests at once).`,
+        `Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${local.sequences} sequences, up to ${local.batch} samples of a prompt decoded together).`,
       );
     } else endpoint = configured!;
 

@@ -9,8 +9,15 @@ export const LOCAL_LLM_DEFAULTS = {
   port: 8001,
   /** Tokens per sequence, prompt and answer together, for a GGUF file of the user's; a built-in model has its own (models.ts). */
   contextSize: 2048,
-  /** Requests generated at once (context sequences); more wait for a free one. */
+  /** Requests served at once even while one of them decodes a full batch, each on a sequence of its own; more wait for a free one. */
   parallel: 2,
+  /**
+   * Samples of one request (its `n`) decoded together at most, one sequence each, the prompt read
+   * once; a larger `n` runs in rounds. GoT's widest steps ask for 10.
+   */
+  batch: 10,
+  /** Memory for the KV cache of all sequences together, in MiB: fewer sequences are made when they would take more. */
+  kvCacheMb: 2048,
   /**
    * CPU threads for llama.cpp. One, because its threads spin while they wait for each other: on a
    * machine whose cores are busy with other work, two threads ran SmolLM2 5 to 25 times slower than one (decision 19).

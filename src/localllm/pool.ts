@@ -1,7 +1,7 @@
 /**
- * A fixed set of slots (the context sequences of one llama.cpp context) lent out one request at a
- * time, first come first served; a request waits for a free slot, and stops waiting if its client
- * goes away.
+ * A fixed set of slots (the context sequences of one llama.cpp context) shared by the requests: each
+ * request waits, first come first served, for one slot of its own (and stops waiting if its client
+ * goes away), then takes more only if they are free and nobody is waiting for them.
  */
 /** Slots lent one borrower at a time, in arrival order. */
 export class SlotPool<T> {
@@ -45,6 +45,14 @@ export class SlotPool<T> {
       signal?.addEventListener('abort', waiter.onAbort, { once: true });
       this.waiters.push(waiter);
     });
+  }
+
+  /**
+   * A free slot now, or undefined: for the extra slots a request may decode its samples on. None is
+   * taken while a request waits for its first one, so a batch never starves a queued request.
+   */
+  tryAcquire(): T | undefined {
+    return this.waiters.length > 0 ? undefined : this.free.pop();
   }
 
   /** Gives a slot back: to the longest waiter if any, else to the free list. */

@@ -31,6 +31,21 @@ const message = z.object({
 });
 const tokens = z.number().int().min(1);
 
+const responseFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({
+      name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a name of letters, digits, _ and -, at most 64'),
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      // Accepted and needs nothing: the grammar holds every answer to the schema, strict or not.
+      strict: z.boolean().nullish(),
+    }),
+  }),
+]);
+
 const chatRequest = z.object({
   model: z.string().optional(),
   messages: z.array(message).min(1),
@@ -43,7 +58,17 @@ const chatRequest = z.object({
   stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullish(),
+  response_format: responseFormat.nullish(),
 });
+
+/**
+ * The shape an answer must have: free text, any JSON object, or JSON following a schema. The server
+ * generates under a grammar for the last two, so the text always parses (unless cut at `max_tokens`).
+ */
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown> };
 
 /** A chat message with its content flattened to text. */
 export interface ChatMessage {
@@ -64,6 +89,7 @@ export interface ChatRequest {
   stop: string[];
   stream: boolean;
   includeUsage: boolean;
+  responseFormat: ResponseFormat;
 }
 
 /** OpenAI samples at temperature 1 when a request names none (llama.cpp would be greedy). */
@@ -99,5 +125,14 @@ export function parseChatRequest(raw: string): ChatRequest {
     stop: stop.filter((s) => s.length > 0),
     stream: b.stream ?? false,
     includeUsage: b.stream_options?.include_usage ?? false,
+    responseFormat: responseFormatOf(b.response_format),
   };
+}
+
+function responseFormatOf(format: z.infer<typeof responseFormat> | null | undefined): ResponseFormat {
+  if (!format || format.type === 'text') return { type: 'text' };
+  if (format.type === 'json_object') return { type: 'json_object' };
+  // A json_schema without a schema constrains nothing beyond being JSON: served as json_object.
+  const { name, schema } = format.json_schema;
+  return schema ? { type: 'json_schema', name, schema } : { type: 'json_object' };
 }

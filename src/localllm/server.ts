@@ -2,9 +2,11 @@
  * A real model served as an OpenAI-compatible chat completions endpoint, in process, on the CPU,
  * through node-llama-cpp's prebuilt llama.cpp (decision 19).
  *
- * One llama.cpp context holds `parallel` sequences; a request borrows one for all its `n` choices
- * (generated one after another, so the prompt evaluated for the first is reused by the next) and
- * waits while none is free. A client that goes away stops its generation and frees its sequence.
+ * One llama.cpp context holds several sequences, shared by the requests: a request waits for one,
+ * reads its prompt there once, copies it to as many free sequences as its `n` can use (up to
+ * `batch`), and decodes its choices together, one token of each per step, in the same llama.cpp
+ * batches as any other request's (batch.ts). A `response_format` is enforced by a grammar while
+ * generating (grammar.ts). A client that goes away stops its generation and frees its sequences.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,13 +18,18 @@ import {
   getLlama,
   LlamaChat,
   type LlamaContextSequence,
+  type LlamaGrammar,
   LlamaLogLevel,
   type LlamaModel,
   resolveChatWrapper,
+  type Token,
 } from 'node-llama-cpp';
+import { generateChoices, type PromptSharing, promptSharing } from './batch';
 import { LOCAL_LLM_DEFAULTS } from './defaults';
+import { Grammars } from './grammar';
 import { SlotPool } from './pool';
 import { type ChatMessage, type ChatRequest, OpenAiError, parseChatRequest } from './request';
+import { bytesPerSequence, planSequences } from './sequences';
 
 /** How to serve: which model, where, and how many requests at once. */
 export interface LocalLlmOptions {
@@ -34,8 +41,14 @@ export interface LocalLlmOptions {
   port?: number;
   /** Tokens per sequence, prompt and answer together (default 2048; a built-in model's own is in models.ts). */
   contextSize?: number;
-  /** Requests generated at once (default 2). */
+  /** Requests served at once even while one of them decodes a full batch, each on a sequence of its own (default 2). */
   parallel?: number;
+  /** Samples of one request decoded together at most (default 10); 1 generates them one after another. */
+  batch?: number;
+  /** KV cache memory of all sequences together, in MiB (default 2048); fewer sequences are made to fit. */
+  kvCacheMb?: number;
+  /** 'evaluate' reads the prompt on each sequence of a batch instead of copying it (for measurements; default: copy when possible). */
+  promptSharing?: PromptSharing;
   /** CPU threads for llama.cpp (default 1). */
   threads?: number;
   log?: (line: string) => void;
@@ -65,6 +78,12 @@ export interface LocalLlm {
   model: string;
   /** Tokens per sequence, as llama.cpp made it (it may round the requested size up). */
   contextSize: number;
+  /** Sequences in the context, shared by all requests. */
+  sequences: number;
+  /** Samples of one request decoded together at most. */
+  batch: number;
+  /** How a request's further sequences get its prompt: a copy of the first one's KV cache, or read again. */
+  promptSharing: PromptSharing;
   /** Time to load the model and create its context. */
   loadMs: number;
   stats(): LocalLlmStats;
@@ -95,6 +114,12 @@ class ClientGone extends Error {
   override readonly name = 'ClientGone';
 }
 
+/** A request's prompt: the chat history LlamaChat formats, and the tokens that formatting comes to. */
+interface Prompt {
+  history: ChatHistoryItem[];
+  tokens: Token[];
+}
+
 interface Choice {
   text: string;
   finishReason: 'stop' | 'length';
@@ -114,17 +139,22 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   const log = opts.log ?? (() => {});
   const threads = opts.threads ?? LOCAL_LLM_DEFAULTS.threads;
   const parallel = opts.parallel ?? LOCAL_LLM_DEFAULTS.parallel;
+  const requestedContextSize = opts.contextSize ?? LOCAL_LLM_DEFAULTS.contextSize;
   const startedAt = Date.now();
   // build: 'never' — only the prebuilt binary from npm is used: no download, no compiler at run time.
   const llama = await getLlama({ gpu: false, build: 'never', maxThreads: threads, logLevel: LlamaLogLevel.error, progressLogs: false });
   const model = await llama.loadModel({ modelPath: opts.modelPath });
-  const context = await model.createContext({
-    contextSize: opts.contextSize ?? LOCAL_LLM_DEFAULTS.contextSize,
-    sequences: parallel,
-    threads,
+  const plan = planSequences({
+    parallel,
+    batch: opts.batch ?? LOCAL_LLM_DEFAULTS.batch,
+    bytesPerSequence: await bytesPerSequence(model, requestedContextSize),
+    budgetBytes: (opts.kvCacheMb ?? LOCAL_LLM_DEFAULTS.kvCacheMb) * 2 ** 20,
   });
-  const sequences = Array.from({ length: parallel }, () => context.getSequence());
+  const context = await model.createContext({ contextSize: requestedContextSize, sequences: plan.sequences, threads });
+  const sequences = Array.from({ length: plan.sequences }, () => context.getSequence());
   const pool = new SlotPool(sequences);
+  const sharing = opts.promptSharing === 'evaluate' ? 'evaluate' : promptSharing(sequences[0]!);
+  const grammars = new Grammars(llama);
   const chatWrapper = modelChatWrapper(model);
   const contextSize = sequences[0]!.contextSize;
   const loadMs = Date.now() - startedAt;
@@ -135,47 +165,48 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   const running = new Set<AbortController>();
   const handling = new Set<Promise<void>>();
 
-  /** The choices of a request, generated on one borrowed sequence. */
+  /** The choices of a request, decoded together on borrowed sequences (batch.ts). */
   async function generate(
     req: ChatRequest,
-    history: ChatHistoryItem[],
-    promptTokens: number,
+    prompt: Prompt,
+    grammar: LlamaGrammar | undefined,
     signal: AbortSignal,
     listener?: ChoiceListener,
   ): Promise<Choice[]> {
-    const room = contextSize - promptTokens;
+    const room = contextSize - prompt.tokens.length;
     // Asking for more than the context holds is answered with as much as fits, marked `length`.
     const maxTokens = Math.min(req.maxTokens ?? room, room);
-    const sequence = await pool.acquire(signal);
-    let aborted = false;
-    try {
-      const choices: Choice[] = [];
-      for (let index = 0; index < req.n; index++) {
-        const choice = await generateChoice(sequence, history, {
+    return generateChoices({
+      pool,
+      promptTokens: prompt.tokens,
+      n: req.n,
+      maxSequences: plan.batch,
+      sharing,
+      signal,
+      generate: (sequence, index, stop) =>
+        generateChoice(sequence, prompt.history, {
           req,
           index,
           maxTokens,
-          signal,
+          signal: stop,
+          ...(grammar && { grammar }),
           ...(listener && { onText: (text: string) => listener.text(index, text) }),
-        });
-        listener?.done(index, choice);
-        choices.push(choice);
-      }
-      return choices;
-    } catch (error) {
-      aborted = signal.aborted;
-      throw error;
-    } finally {
-      // A generation cut short may leave its sequence mid-evaluation: start the next one clean.
-      if (aborted) await sequence.clearHistory().catch(() => {});
-      pool.release(sequence);
-    }
+        }),
+      ...(listener && { onChoice: (index: number, choice: Choice) => listener.done(index, choice) }),
+    });
   }
 
   async function generateChoice(
     sequence: LlamaContextSequence,
     history: ChatHistoryItem[],
-    o: { req: ChatRequest; index: number; maxTokens: number; signal: AbortSignal; onText?: (text: string) => void },
+    o: {
+      req: ChatRequest;
+      index: number;
+      maxTokens: number;
+      signal: AbortSignal;
+      grammar?: LlamaGrammar;
+      onText?: (text: string) => void;
+    },
   ): Promise<Choice> {
     const { req, index } = o;
     const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
@@ -188,6 +219,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
         // Each choice gets a seed of its own: with one seed, n samples would all be the same text.
         ...(req.seed !== undefined && { seed: (req.seed + index) >>> 0 }),
         ...(req.stop.length > 0 && { customStopTriggers: req.stop }),
+        ...(o.grammar && { grammar: o.grammar }),
         signal: o.signal,
         stopOnAbortSignal: false,
         ...(o.onText && { onTextChunk: o.onText }),
@@ -205,8 +237,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     }
   }
 
-  /** The prompt as the model sees it (its chat template applied), and its length in the model's tokens. */
-  function preparePrompt(messages: ChatMessage[]): { history: ChatHistoryItem[]; promptTokens: number } {
+  /** The prompt as the model sees it (its chat template applied), and in the model's tokens. */
+  function preparePrompt(messages: ChatMessage[]): Prompt {
     const history: ChatHistoryItem[] = [
       ...messages.map(
         (m): ChatHistoryItem => (m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content }),
@@ -214,7 +246,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
       { type: 'model', response: [] },
     ];
     const { contextText } = chatWrapper.generateContextState({ chatHistory: history });
-    return { history, promptTokens: contextText.tokenize(model.tokenizer).length };
+    return { history, tokens: contextText.tokenize(model.tokenizer) };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -231,7 +263,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     counters.requests++;
 
     const request = parseChatRequest(await readBody(req));
-    const { history, promptTokens } = preparePrompt(request.messages);
+    const prompt = preparePrompt(request.messages);
+    const promptTokens = prompt.tokens.length;
     if (promptTokens >= contextSize) {
       throw new OpenAiError(
         400,
@@ -240,6 +273,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
         'context_length_exceeded',
       );
     }
+
+    const grammar = await grammars.for(request.responseFormat);
 
     const controller = new AbortController();
     running.add(controller);
@@ -252,10 +287,10 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     try {
       if (request.stream) {
         await streamCompletion(res, { id, created, model: modelId }, request, promptTokens, (listener) =>
-          generate(request, history, promptTokens, controller.signal, listener),
+          generate(request, prompt, grammar, controller.signal, listener),
         );
       } else {
-        const choices = await generate(request, history, promptTokens, controller.signal);
+        const choices = await generate(request, prompt, grammar, controller.signal);
         sendJson(res, 200, {
           id,
           object: 'chat.completion',
@@ -311,7 +346,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     throw error;
   }
   async function measureSpeed(o: { maxTokens?: number } = {}): Promise<SpeedSample> {
-    const { history, promptTokens } = preparePrompt([{ role: 'user', content: SPEED_PROMPT }]);
+    const prompt = preparePrompt([{ role: 'user', content: SPEED_PROMPT }]);
+    const promptTokens = prompt.tokens.length;
     const sequence = await pool.acquire();
     let chat: LlamaChat | undefined;
     const startedAt = performance.now();
@@ -321,7 +357,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     let tokens = 0;
     try {
       chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
-      await chat.generateResponse(history, {
+      await chat.generateResponse(prompt.history, {
         maxTokens: o.maxTokens ?? 32,
         temperature: 0,
         onToken: (chunk) => {
@@ -354,13 +390,19 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
 
   const { port } = server.address() as AddressInfo;
   const host = opts.host ?? LOCAL_LLM_DEFAULTS.host;
-  log(`Loaded ${modelId} in ${(loadMs / 1000).toFixed(1)}s: ${parallel} sequences of ${contextSize} tokens, ${threads} thread(s).`);
+  log(
+    `Loaded ${modelId} in ${(loadMs / 1000).toFixed(1)}s: ${plan.sequences} sequences of ${contextSize} tokens ` +
+      `(${Math.round((plan.sequences * plan.bytesPerSequence) / 2 ** 20)} MiB of KV cache; up to ${plan.batch} samples of a prompt decoded together), ${threads} thread(s).`,
+  );
 
   return {
     baseURL: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/v1`,
     port,
     model: modelId,
     contextSize,
+    sequences: plan.sequences,
+    batch: plan.batch,
+    promptSharing: sharing,
     loadMs,
     stats,
     measureSpeed,
@@ -406,7 +448,8 @@ const KEEP_ALIVE_MS = 15_000;
 
 /**
  * Answers as server-sent events in OpenAI's chunk format: per choice a role chunk, its text as it
- * comes and a closing chunk with the finish reason; then, if asked, one chunk with the usage.
+ * comes and a closing chunk with the finish reason, the choices interleaved as they decode together
+ * (each chunk names its index); then, if asked, one chunk with the usage.
  */
 async function streamCompletion(
   res: ServerResponse,

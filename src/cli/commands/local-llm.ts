@@ -10,6 +10,8 @@ interface LocalLlmCommandOptions {
   localModel?: string;
   context?: number;
   parallel: number;
+  batch: number;
+  kvCacheMb: number;
   threads: number;
 }
 
@@ -44,7 +46,19 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
         wholeNumber('--context', 64),
       ),
     )
-    .option('--parallel <n>', 'requests generated at once; more wait', wholeNumber('--parallel', 1), d.parallel)
+    .option(
+      '--parallel <n>',
+      'requests served at once even while one decodes a full batch; more wait',
+      wholeNumber('--parallel', 1),
+      d.parallel,
+    )
+    .option('--batch <n>', 'samples of one request decoded together at most; a larger n runs in rounds', wholeNumber('--batch', 1), d.batch)
+    .option(
+      '--kv-cache-mb <mb>',
+      'memory for the KV cache of all sequences; fewer sequences are made to fit',
+      wholeNumber('--kv-cache-mb', 1),
+      d.kvCacheMb,
+    )
     .option('--threads <n>', 'CPU threads for llama.cpp', wholeNumber('--threads', 1), d.threads)
     .action(async (o: LocalLlmCommandOptions) => {
       const choice = localModelChoice(o.localModel, { ...process.env, [LOCAL_MODEL_ENV]: o.model ?? '' });
@@ -65,6 +79,8 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
         port: o.port,
         contextSize: o.context ?? servedContextSize(choice),
         parallel: o.parallel,
+        batch: o.batch,
+        kvCacheMb: o.kvCacheMb,
         threads: o.threads,
         log,
       });
