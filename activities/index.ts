@@ -12,9 +12,10 @@ import { classifyLlmError, type LlmFault } from '../src/llm/errors';
 import { checkRun } from '../src/run/check';
 import { FAILURE } from '../src/run/wire';
 import type { PayloadStore } from '../src/store/payload-store';
+import type { AnswerSchema } from '../src/tasks/answer-schema';
 import { type TaskRef, taskIdOf } from '../src/tasks/declarative/schema';
 import { resolveTask } from '../src/tasks/registry';
-import type { AnyTask, ChatMessage, ParsedThought, PromptRequest } from '../src/tasks/task';
+import type { AnyTask, ChatMessage, PromptRequest } from '../src/tasks/task';
 import type {
   LlmStep,
   LlmStepResult,
@@ -31,6 +32,7 @@ import type {
   StepThought,
 } from './llm-step';
 import { CallObservation } from './observe';
+import { MAX_KEPT_CHARS, parseAnswer } from './read-answer';
 import { readParts, type SplitResult, type SplitStep } from './split-step';
 
 export type * from './llm-step';
@@ -70,6 +72,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
     step: { task: TaskRef; samples: number; llm: LlmStep['llm']; seed: number },
     purpose: LlmCall['purpose'],
     messages: ChatMessage[],
+    responseFormat?: AnswerSchema,
   ) {
     const ctx = Context.current();
     const started = Date.now();
@@ -94,6 +97,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       temperature: step.llm.temperature,
       ...(step.llm.maxTokens ? { maxTokens: step.llm.maxTokens } : {}),
       seed: step.seed,
+      // Only asked for by `llm.structuredOutput: auto`, so a text request keeps the cache key it always had.
+      ...(responseFormat ? { responseFormat } : {}),
     };
     const key =
       step.llm.cache && cache ? cacheKey({ endpoint: llm.endpoint.cacheNamespace ?? llm.endpoint.baseURL, ...request }) : undefined;
@@ -215,7 +220,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       const task = taskOf(step.task);
       const problem = await problemOf(step);
       const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem };
-      const { completion, ...meta } = await complete(step, step.purpose, buildPrompt(task, request));
+      const schema = step.llm.structuredOutput === 'auto' ? answerSchemaOf(task, request) : undefined;
+      const { completion, ...meta } = await complete(step, step.purpose, buildPrompt(task, request), schema);
       const asked = step.checks?.length ? step.checks : undefined;
       const answers = completion.texts.map((text, i) => {
         // Cached completions from before reasoning was kept have none.
@@ -235,7 +241,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       const scorer = taskOf(step.task).llmScorers?.[step.scorer];
       if (!scorer)
         throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, FAILURE.validation);
-      const { completion, ...meta } = await complete(step, 'score', scorer.buildPrompt(step.state, await problemOf(step)));
+      const schema = step.llm.structuredOutput === 'auto' ? scorer.ratingsSchema : undefined;
+      const { completion, ...meta } = await complete(step, 'score', scorer.buildPrompt(step.state, await problemOf(step)), schema);
       const ratings = completion.texts.map((text) => {
         try {
           return scorer.parseRatings(text);
@@ -330,43 +337,13 @@ function buildPrompt(task: AnyTask, request: PromptRequest): ChatMessage[] {
   }
 }
 
-/** The answer's thoughts; an invalid one keeps the start of what the model said, for the GRS and a `noAnswer` reason. */
-function parseAnswer(task: AnyTask, request: PromptRequest, text: string, finishReason: string): ParsedThought[] {
-  const said = text.slice(0, MAX_KEPT_CHARS);
-  return readAnswer(task, request, text, finishReason).map((t) => (t.valid || !said ? t : { ...t, said }));
-}
-
-/** How much of an unusable answer (or of a reasoning) a thought keeps: enough to see what went wrong, not a whole document. */
-const MAX_KEPT_CHARS = 2000;
-
-/** An answer that cannot be used becomes an invalid thought the graph can route around, never a failed run. */
-function readAnswer(task: AnyTask, request: PromptRequest, text: string, finishReason: string): ParsedThought[] {
-  if (finishReason === 'content_filter') return invalidAnswer(task, request, text, 'the model refused to answer (content filter)');
-  if (text.trim() === '') return invalidAnswer(task, request, text, 'the model returned an empty answer');
+/** The JSON Schema the prompt's answer should follow, if the task has one; a task that cannot say asks for text. */
+function answerSchemaOf(task: AnyTask, request: PromptRequest): AnswerSchema | undefined {
   try {
-    const parsed = task.parseResponse(request, text);
-    // A cut-off answer may still parse (a sub-list, half a document): it is not the model's answer, so it is invalid.
-    if (finishReason === 'length')
-      return parsed.map((p) => ({
-        ...p,
-        valid: false,
-        error: p.valid ? 'answer truncated at max tokens' : `${p.error ?? 'invalid'} (answer truncated at max tokens)`,
-      }));
-    return parsed;
-  } catch (e) {
-    return invalidAnswer(task, request, text, `could not parse the answer: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
-
-/** The task's own reading of "no answer" keeps its context (e.g. which part of the problem); the text is kept for inspection. */
-function invalidAnswer(task: AnyTask, request: PromptRequest, text: string, error: string): ParsedThought[] {
-  let states: ParsedThought[];
-  try {
-    states = task.parseResponse(request, '');
+    return task.answerSchema?.(request);
   } catch {
-    states = [{ state: {}, valid: false }];
+    return undefined;
   }
-  return states.map((p) => ({ state: { ...p.state, answer: text.slice(0, MAX_KEPT_CHARS) }, valid: false, error }));
 }
 
 /** What an LLM call's heartbeats carry: the faults of the attempts so far. */

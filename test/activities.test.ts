@@ -141,7 +141,7 @@ describe('activities in a mock activity environment', () => {
         choices: [
           { content: 'I would rather not sort numbers today.' },
           { content: '   ' },
-          { content: '[1, 2, 3]', finishReason: 'length' },
+          { content: 'Output: [1, 2, 3]\nLet me check: [1, 2', finishReason: 'length' },
           { content: '', finishReason: 'content_filter' },
         ],
       });
@@ -152,7 +152,7 @@ describe('activities in a mock activity environment', () => {
       });
       expect(unparseable).toMatchObject({ valid: false, error: expect.stringMatching(/no list of numbers/) });
       expect(empty).toMatchObject({ valid: false, error: 'the model returned an empty answer' });
-      // A cut-off answer may still parse; it is not the model's whole answer, so it is not valid.
+      // A cut-off answer may still parse; when the cut broke a structure after it, it is not the model's whole answer (decision 66).
       expect(truncated).toMatchObject({ state: { list: [1, 2, 3] }, valid: false, error: 'answer truncated at max tokens' });
       expect(refused).toMatchObject({ valid: false, error: 'the model refused to answer (content filter)' });
       // The invalid thought keeps the problem part it was about.

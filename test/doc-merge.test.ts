@@ -233,7 +233,8 @@ describe('prompts', () => {
 describe('docMergeTask.parseResponse', () => {
   it('merge from the root: all documents, and no source text in the state (the problem holds it)', () => {
     const [t] = docMergeTask.parseResponse(req('merge', [root]), '<Merged>\nThe NDA.\n</Merged>');
-    expect(t).toEqual({ state: { documents: [0, 1, 2, 3], merged: 'The NDA.' }, valid: true });
+    // `end`: just past </Merged>, for the engine's check of an answer cut at max tokens (decision 66).
+    expect(t).toEqual({ state: { documents: [0, 1, 2, 3], merged: 'The NDA.' }, valid: true, end: 27 });
   });
 
   it('merge of a half keeps the half in the state', () => {

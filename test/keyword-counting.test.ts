@@ -141,7 +141,8 @@ describe('keywordCountingTask.parseResponse', () => {
   it('count: the tally becomes the answer; the passage and its part are kept', () => {
     const part: KeywordCountingState = { text: 'In Chile we met people from Peru.', part: 2, parts: 4, covered: 1 };
     const [out] = task.parseResponse(req('count', [part]), 'Chile once, Peru once.\nOutput: {"Chile": 1, "Peru": 1}');
-    expect(out).toEqual({ valid: true, state: { ...part, counts: { Chile: 1, Peru: 1 } } });
+    // `end`: where the tally closed, for the engine's check of an answer cut at max tokens (decision 66).
+    expect(out).toEqual({ valid: true, state: { ...part, counts: { Chile: 1, Peru: 1 } }, end: 54 });
   });
 
   it.each(['count', 'countCot', 'improve', 'improveMerge'])(

@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { EvalOptions } from '../eval/run-eval';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODEL_NAMES } from '../localllm/models';
-import { DEFAULT_PRICING, DEFAULT_STUCK_AFTER, DEFAULT_TASK_QUEUE } from '../run/wire';
+import { DEFAULT_PRICING, DEFAULT_STRUCTURED_OUTPUT, DEFAULT_STUCK_AFTER, DEFAULT_TASK_QUEUE, STRUCTURED_OUTPUT_MODES } from '../run/wire';
 import { TASKS } from '../tasks/registry';
 import { DEFAULT_STOP_RULE } from '../tune/stopping';
 import { addClusterCommand } from './commands/cluster';
@@ -12,6 +12,7 @@ import { INSPECT_FORMATS } from './commands/inspect-formats';
 import { addLocalLlmCommand } from './commands/local-llm';
 import type { RunOptions } from './commands/run';
 import type { StatusOptions } from './commands/status';
+import { addStoreCommand } from './commands/store';
 import type { TuneOptions } from './commands/tune';
 import type { CliConfig } from './config';
 import { configPath, OPTION_ENV } from './config-path';
@@ -207,6 +208,12 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
       new Option('--fan-out <mode>', 'k samples as one call with n = k (batched) or k parallel calls (perSample)')
         .choices(['batched', 'perSample'])
         .default('batched'),
+    )
+    .addOption(
+      new Option(
+        '--structured-output <mode>',
+        `auto: ask for answers as the task's JSON Schema (response_format) where the endpoint takes it; off: free text (default ${DEFAULT_STRUCTURED_OUTPUT})`,
+      ).choices([...STRUCTURED_OUTPUT_MODES]),
     )
     .addOption(stuckAfterOption())
     .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
@@ -404,6 +411,7 @@ program
 
 addLocalLlmCommand(program, log);
 addClusterCommand(program, log);
+addStoreCommand(program, log);
 
 program
   .command('doctor')

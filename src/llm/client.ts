@@ -1,6 +1,7 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { Usage } from '../grs/types';
 import { DEFAULT_STALL_SECONDS } from '../run/wire';
+import type { AnswerSchema } from '../tasks/answer-schema';
 import type { ChatMessage } from '../tasks/task';
 import { chatPromptTokens, estimateUsage, splitReasoning } from './answers';
 import { LlmResponseError, LlmStalledError } from './errors';
@@ -36,6 +37,11 @@ export interface CompletionRequest {
   onTokens?: (received: number) => void;
   /** Streaming only: give up when nothing arrives for this long (the first token included). Default 60 s. */
   stallMs?: number;
+  /**
+   * Ask for the answer in this JSON shape (OpenAI's structured output, strict). An endpoint that
+   * refuses it is asked for text instead, from then on for this model (decision 65).
+   */
+  responseFormat?: AnswerSchema;
 }
 
 export interface Completion {
@@ -155,7 +161,12 @@ export class LlmClient {
   private quirksOf(model: string): EndpointQuirks {
     const known = this.quirks.get(model);
     if (known) return known;
-    const quirks: EndpointQuirks = { maxTokensField: 'max_tokens', defaultTemperatureOnly: false, oneSamplePerRequest: false };
+    const quirks: EndpointQuirks = {
+      maxTokensField: 'max_tokens',
+      defaultTemperatureOnly: false,
+      oneSamplePerRequest: false,
+      textAnswersOnly: false,
+    };
     this.quirks.set(model, quirks);
     return quirks;
   }
@@ -168,8 +179,9 @@ export class LlmClient {
   /**
    * One request; `seed` differs per top-up request, so topped-up samples are new samples, not repeats.
    * A 400 that names a parameter the endpoint does not take (`max_tokens` where it wants
-   * `max_completion_tokens`, a temperature other than its default, `n` above 1) is learnt once per
-   * model and the request sent again without it: providers differ, and the run should not fail for it.
+   * `max_completion_tokens`, a temperature other than its default, `n` above 1, a `response_format`)
+   * is learnt once per model and the request sent again without it: providers differ, and the run
+   * should not fail for it.
    */
   private async ask(req: CompletionRequest, n: number, seed: number): Promise<OpenAI.ChatCompletion> {
     const quirks = this.quirksOf(req.model);
@@ -182,6 +194,14 @@ export class LlmClient {
         ...(quirks.defaultTemperatureOnly ? {} : { temperature: req.temperature }),
         seed,
         ...(req.maxTokens ? { [quirks.maxTokensField]: req.maxTokens } : {}),
+        ...(req.responseFormat && !quirks.textAnswersOnly
+          ? {
+              response_format: {
+                type: 'json_schema',
+                json_schema: { name: req.responseFormat.name, schema: req.responseFormat.schema, strict: true },
+              },
+            }
+          : {}),
       } as OpenAI.ChatCompletionCreateParamsNonStreaming;
       try {
         return this.endpoint.stream
@@ -190,13 +210,15 @@ export class LlmClient {
       } catch (e) {
         // The JSON parser's message quotes the body's first characters.
         if (e instanceof SyntaxError && !this.quoteBodies) throw new LlmResponseError('a body that is not JSON');
-        const refused = adapted < 3 && e instanceof OpenAI.BadRequestError ? refusedParameter(e) : undefined;
+        const refused = adapted < 4 && e instanceof OpenAI.BadRequestError ? refusedParameter(e) : undefined;
         // Decided on what this request sent: calls in flight together may all be refused before one adapts.
         const sent = body as unknown as Record<string, unknown>;
         if (refused === 'max_tokens' && 'max_tokens' in sent) quirks.maxTokensField = 'max_completion_tokens';
         else if (refused === 'temperature' && 'temperature' in sent) quirks.defaultTemperatureOnly = true;
         // The caller tops up the samples this request no longer asks for with further requests.
         else if (refused === 'n' && samples > 1) quirks.oneSamplePerRequest = true;
+        // The tasks read free text as well as their JSON, so the answer is asked for as text.
+        else if (refused === 'response_format' && 'response_format' in sent) quirks.textAnswersOnly = true;
         else throw e;
       }
     }
@@ -277,16 +299,27 @@ export interface EndpointQuirks {
   defaultTemperatureOnly: boolean;
   /** `n` above 1 is refused: one sample per request. */
   oneSamplePerRequest: boolean;
+  /** `response_format` (structured output) is refused: answers are asked for, and read, as text. */
+  textAnswersOnly: boolean;
 }
 
 /**
  * The parameter a 400 refuses, from the error's `param` field (OpenAI and most compatible servers)
  * or, where a server leaves it out, from a message that names the parameter as unsupported.
  */
-function refusedParameter(e: InstanceType<typeof OpenAI.BadRequestError>): 'max_tokens' | 'temperature' | 'n' | undefined {
+function refusedParameter(
+  e: InstanceType<typeof OpenAI.BadRequestError>,
+): 'max_tokens' | 'temperature' | 'n' | 'response_format' | undefined {
   const param = typeof e.param === 'string' ? e.param : undefined;
   if (param === 'max_tokens' || param === 'temperature' || param === 'n') return param;
+  // `response_format`, or a field of it (`response_format.json_schema.schema`): the schema is not taken.
+  if (param?.startsWith('response_format')) return 'response_format';
   const message = e.message.toLowerCase();
+  if (
+    /response_format|json_schema|structured outputs?/.test(message) &&
+    /unsupported|not supported|does not support|only supports|invalid|must be|unknown|not allowed|unrecogni[sz]ed/.test(message)
+  )
+    return 'response_format';
   if (!/unsupported|not supported|does not support|only supports|only the default|must be 1|invalid/.test(message)) return undefined;
   if (/\bmax_tokens\b/.test(message)) return 'max_tokens';
   if (/\btemperature\b/.test(message)) return 'temperature';

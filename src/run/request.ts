@@ -3,7 +3,15 @@ import { Disagreement, ReviewDecision } from '../documents/types';
 import { GoO } from '../goo/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
 import { TaskRefSchema } from '../tasks/declarative/schema';
-import { DEFAULT_PRICING, DEFAULT_REASK, DEFAULT_REVIEW_TIMEOUT_SECONDS, DEFAULT_STALL_SECONDS, SIMULATED_MODEL } from './wire';
+import {
+  DEFAULT_PRICING,
+  DEFAULT_REASK,
+  DEFAULT_REVIEW_TIMEOUT_SECONDS,
+  DEFAULT_STALL_SECONDS,
+  DEFAULT_STRUCTURED_OUTPUT,
+  SIMULATED_MODEL,
+  STRUCTURED_OUTPUT_MODES,
+} from './wire';
 
 /**
  * The public contract of one run: what a client (any language) sends to start the Controller
@@ -70,6 +78,15 @@ export const LlmSettings = z.strictObject({
   reask: z.number().int().min(0).max(10).default(DEFAULT_REASK.max),
   /** A step re-asks when fewer than this share of its answers are usable; 0 re-asks only when none is. */
   reaskBelowShare: z.number().min(0).max(1).default(DEFAULT_REASK.belowShare),
+  /**
+   * `auto`: ask for each answer in the task's JSON shape (OpenAI's `response_format` with a strict
+   * JSON Schema) where the prompt has one; an endpoint that refuses it is asked for text instead.
+   * `off`: free text, as the prompts describe. Steps recorded before the setting existed asked for text.
+   */
+  structuredOutput: z
+    .enum(STRUCTURED_OUTPUT_MODES)
+    .default(DEFAULT_STRUCTURED_OUTPUT)
+    .describe("auto: answers as the task's JSON Schema (response_format) where the endpoint takes it; off: free text"),
 });
 
 export const Budget = z

@@ -98,3 +98,13 @@ export const SIMULATED_MODEL = 'sim-got-1';
 
 /** USD per million tokens when a run names no prices: the paper's gpt-3.5-turbo prices. */
 export const DEFAULT_PRICING = { inputPerMTok: 1.5, outputPerMTok: 2.0 } as const;
+
+/**
+ * Whether a run asks for answers in the task's JSON shape (`llm.structuredOutput`, decision 65):
+ * `auto` sends a prompt's answer schema where the task declares one and the endpoint takes it;
+ * `off` asks for the free text the prompts describe, as the paper's runs did.
+ */
+export const STRUCTURED_OUTPUT_MODES = ['auto', 'off'] as const;
+export type StructuredOutputMode = (typeof STRUCTURED_OUTPUT_MODES)[number];
+/** Text answers unless asked: runs stay comparable with the paper's and with the evaluations recorded so far. */
+export const DEFAULT_STRUCTURED_OUTPUT: StructuredOutputMode = 'off';

@@ -33,6 +33,7 @@ import {
   type SimFaultRates,
 } from './faults';
 import { recognise, type SimSettings } from './responders';
+import { inSchema, requestedSchema } from './structured';
 
 export type { AnswerFault, HttpFault, SimFault, SimFaultRateOptions, SimFaultRates } from './faults';
 export type { SimSettings } from './responders';
@@ -149,6 +150,7 @@ interface ChatBody {
   max_tokens?: number;
   max_completion_tokens?: number;
   seed?: number;
+  response_format?: unknown;
 }
 
 class RequestError extends Error {
@@ -282,11 +284,12 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     const maxTokens = body.max_completion_tokens ?? body.max_tokens;
     const n = body.n ?? 1;
     const faulted = fault ? (fault.choice ?? 0) % n : -1;
+    const schema = requestedSchema(body);
     const choices = Array.from({ length: n }, (_, index) => {
       const side = seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index, 'side'));
-      const tokens = encode(
-        recognised.answer(seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index)), { settings: { ...settings }, side }),
-      );
+      const text = recognised.answer(seededRandom(hashSeed(seed, body.seed ?? 0, prompt, index)), { settings: { ...settings }, side });
+      // Asked for a schema, the same answer comes as its JSON (decision 65); what does not fit stays text.
+      const tokens = encode((schema && inSchema(text, schema)) ?? text);
       const truncated = maxTokens !== undefined && tokens.length > maxTokens;
       const kept = truncated ? tokens.slice(0, maxTokens) : tokens;
       const choice: SimChoice = {

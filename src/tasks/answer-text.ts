@@ -14,6 +14,8 @@ export interface Candidate<T> {
   label: Label;
   /** An exact copy of something the prompt gave as input. */
   echo: boolean;
+  /** It ends with a closing mark of its own (`]`, `}`): an answer cut after `end` did not cut it. */
+  closed?: boolean;
 }
 
 // Words by which models announce their answer ("Output:", "the sorted list is", "Set 1 ∩ Set 2 =").
@@ -109,6 +111,11 @@ export function looseJson(text: string): unknown {
  * in double quotes may hold brackets). Unclosed spans are left out: a cut-off answer has none.
  */
 export function bracketSpans(text: string): { start: number; end: number }[] {
+  return scanBrackets(text).spans;
+}
+
+/** One pass over a text's brackets: the balanced outermost spans, and how many brackets are still open at its end. */
+function scanBrackets(text: string): { spans: { start: number; end: number }[]; openAtEnd: number } {
   const spans: { start: number; end: number }[] = [];
   let depth = 0;
   let start = -1;
@@ -125,7 +132,7 @@ export function bracketSpans(text: string): { start: number; end: number }[] {
       if (depth++ === 0) start = i;
     } else if ((ch === '}' || ch === ']') && depth > 0 && --depth === 0) spans.push({ start, end: i + 1 });
   }
-  return spans;
+  return { spans, openAtEnd: depth };
 }
 
 /** Whether an answer opens by declining the task ("I'm sorry, but I can't…", "As an AI…"). */
@@ -139,4 +146,17 @@ export function isRefusal(text: string): boolean {
 export function unfence(text: string): string {
   const match = /^\s*```[\w-]*[^\S\n]*\n([\s\S]*?)\n?```\s*$/.exec(text);
   return match ? match[1]! : text;
+}
+
+/**
+ * Whether an answer cut at max tokens had finished the structure it was read from before the cut
+ * (decision 66): it closed (`end`, from the task's reader), no bracket of the text is left open (an
+ * object around it, as a split's `{"List 1": [..], ...` cut before its `}`, or a later list, perhaps
+ * the real answer, that the cut broke), and no tag opened after it is left open (a second `<Merged>`).
+ */
+export function closedBeforeCut(text: string, end: number | undefined): boolean {
+  if (end === undefined || end <= 0 || end > text.length) return false;
+  if (scanBrackets(text).openAtEnd > 0) return false;
+  const tail = text.slice(end);
+  return [...tail.matchAll(/<([A-Za-z][\w-]*)>/g)].every((m) => tail.slice(m.index).toLowerCase().includes(`</${m[1]!.toLowerCase()}>`));
 }

@@ -1,5 +1,6 @@
 /** Reading lists of integers out of model answers: shared by the tasks whose answers are lists. */
 
+import { jsonNumbers } from './answer-schema';
 import { bracketSpans, type Candidate, labelAt, labelOf, looseJson, noAnswerError, pickAnswer, unfence } from './answer-text';
 
 /** Every bracketed list of integers in a text, in order of appearance. */
@@ -24,13 +25,18 @@ export function lastIntegerList(text: string): number[] | undefined {
 
 /** The lists of a JSON object answer such as `{"List 1": [..], "List 2": [..]}`, in key order; undefined if there is none. */
 export function jsonLists(text: string): number[][] | undefined {
+  return jsonListsAt(text)?.lists;
+}
+
+/** `jsonLists`, with where the object ends in the text. */
+function jsonListsAt(text: string): { lists: number[][]; end: number } | undefined {
   const match = /\{[\s\S]*\}/.exec(text);
   if (!match) return undefined;
   try {
     const value: unknown = JSON.parse(match[0]);
     if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
     const lists = Object.values(value).filter((v): v is number[] => Array.isArray(v) && v.every(Number.isInteger));
-    return lists.length ? lists : undefined;
+    return lists.length ? { lists, end: match.index + match[0].length } : undefined;
   } catch {
     return undefined;
   }
@@ -64,11 +70,11 @@ const BULLET = /^\s*[-*\u2022]\s+(-?\d+(?:\.\d+)?)\s*$/;
  * Lists that copy one of `echoes` (the input the prompt gave) are marked as such.
  */
 export function listCandidates(text: string, echoes: readonly (readonly number[])[] = [], integers = true): Candidate<number[]>[] {
-  const found: { value: number[]; start: number; end: number }[] = [];
+  const found: { value: number[]; start: number; end: number; closed?: boolean }[] = [];
   for (const m of text.matchAll(/\[([^[\]]*)\]|\{([^{}]*)\}/g)) {
     const value = numbersIn(m[1] ?? m[2]!, integers);
     // `{}` is an empty object far more often than an empty set.
-    if (value && (m[1] !== undefined || value.length)) found.push({ value, start: m.index, end: m.index + m[0].length });
+    if (value && (m[1] !== undefined || value.length)) found.push({ value, start: m.index, end: m.index + m[0].length, closed: true });
   }
   const lines = text.split('\n');
   let offset = 0;
@@ -103,37 +109,50 @@ export function listCandidates(text: string, echoes: readonly (readonly number[]
   return candidates;
 }
 
-/** What reading one answer gave: the value, or why there is none. */
-export type Read<T> = { ok: true; value: T } | { ok: false; error: string };
+/**
+ * What reading one answer gave: the value, or why there is none. `end`: where the structure the
+ * value was read from closed in the text, when it has a closing mark (`ParsedThought.end`).
+ */
+export type Read<T> = { ok: true; value: T; end?: number } | { ok: false; error: string };
 
-/** The answer's list (see `pickAnswer`), or an error that says what was expected. */
+/** Where a read candidate closed, when it has a closing mark of its own. */
+export const closedEnd = (c: { end: number; closed?: boolean }) => (c.closed ? { end: c.end } : {});
+
+/**
+ * The answer's list: the `output` of a JSON answer (structured output, decision 65), else the list
+ * the free text gives (see `pickAnswer`), or an error that says what was expected.
+ */
 export function readList(text: string, echoes: readonly (readonly number[])[] = [], integers = true): Read<number[]> {
+  const json = jsonNumbers(text, 'output', integers);
+  if (json) return { ok: true, value: json.value, end: json.end };
   const candidates = listCandidates(text, echoes, integers);
   const best = pickAnswer(candidates);
   return best
-    ? { ok: true, value: best.value }
+    ? { ok: true, value: best.value, ...closedEnd(best) }
     : { ok: false, error: noAnswerError(candidates, 'list of numbers', 'a list such as [1, 2, 3]') };
 }
 
-function looseJsonLists(text: string): number[][] | undefined {
+function looseJsonLists(text: string): { lists: number[][]; end: number } | undefined {
   for (const { start, end } of bracketSpans(text).reverse()) {
     const value = looseJson(text.slice(start, end));
     if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
     const lists = Object.values(value).filter((v): v is number[] => Array.isArray(v) && v.every(Number.isInteger));
-    if (lists.length) return lists;
+    if (lists.length) return { lists, end };
   }
   return undefined;
 }
 
 /** Lists written as `List 1: [..]` lines (any markdown around the name), in the order of their numbers. */
-function numberedLists(text: string): number[][] | undefined {
+function numberedLists(text: string): { lists: number[][]; end: number } | undefined {
   const byNumber = new Map<number, number[]>();
+  let end = 0;
   for (const m of text.matchAll(/list\s*(\d+)[\s*_`"'\u201c\u201d]*[:=][\s*_`]*\[([^[\]]*)\]/gi)) {
     const value = numbersIn(m[2]!);
     if (value) byNumber.set(Number(m[1]), value);
+    if (value) end = m.index + m[0].length;
   }
   const lists = [...byNumber.keys()].sort((a, b) => a - b).map((n) => byNumber.get(n)!);
-  return lists.length ? lists : undefined;
+  return lists.length ? { lists, end } : undefined;
 }
 
 /**
@@ -142,15 +161,17 @@ function numberedLists(text: string): number[][] | undefined {
  * are neither labelled as nor copies of the input.
  */
 export function readSplitLists(text: string, parts: number, echoes: readonly (readonly number[])[] = []): Read<number[][]> {
-  const lists =
-    jsonLists(text) ??
-    looseJsonLists(text) ??
-    numberedLists(text) ??
-    listCandidates(text, echoes)
-      .filter((c) => c.label !== 'input' && !c.echo)
-      .map((c) => c.value)
-      .slice(-parts);
-  return lists.length
-    ? { ok: true, value: lists.slice(0, parts) }
+  const read = jsonListsAt(text) ?? looseJsonLists(text) ?? numberedLists(text) ?? loneLists(text, parts, echoes);
+  return read.lists.length
+    ? { ok: true, value: read.lists.slice(0, parts), ...(read.end !== undefined ? { end: read.end } : {}) }
     : { ok: false, error: `no lists of numbers in the split answer; expected a JSON object such as {"List 1": [..], "List 2": [..]}` };
+}
+
+/** The last `parts` lists that are neither labelled as nor copies of the input; `end` only when the last of them is closed. */
+function loneLists(text: string, parts: number, echoes: readonly (readonly number[])[]): { lists: number[][]; end?: number } {
+  const chosen = listCandidates(text, echoes)
+    .filter((c) => c.label !== 'input' && !c.echo)
+    .slice(-parts);
+  const last = chosen.at(-1);
+  return { lists: chosen.map((c) => c.value), ...(last ? closedEnd(last) : {}) };
 }

@@ -3,6 +3,7 @@ import type { AnswerReview, ReviewDecision, SourceInfo } from '../documents/type
 import type { GoO } from '../goo/schema';
 import type { ThoughtState } from '../grs/types';
 import type { Config, SearchSpace } from '../tune/space';
+import type { AnswerSchema } from './answer-schema';
 
 /**
  * A use case of the paper: how to phrase its prompts, read the answers, score the thoughts and
@@ -33,6 +34,13 @@ export interface ParsedThought {
   said?: string;
   /** Set by the engine: what a reasoning model thought before the answer this thought was read from. */
   reasoning?: string;
+  /**
+   * Where in the answer's text the structure this thought was read from closed (just past its `]`,
+   * `}` or closing tag); absent when it has no closing mark (numbers after a label, an untagged
+   * document). The engine keeps an answer cut at max tokens only when this is set and the cut left no
+   * structure open (decision 66); it is not recorded.
+   */
+  end?: number;
 }
 
 export interface SchemeOptions<P = unknown> {
@@ -58,6 +66,8 @@ export interface LlmScorer<P> {
   combine(samples: number[][]): number;
   /** The score when no sample could be parsed. */
   unparseableScore: number;
+  /** The JSON Schema of one answer's ratings, asked of endpoints with structured output (decision 65); `parseRatings` reads it too. */
+  ratingsSchema?: AnswerSchema;
 }
 
 /**
@@ -112,6 +122,13 @@ export interface Task<P = unknown> {
    * task's context.
    */
   parseResponse(req: PromptRequest, text: string): ParsedThought[];
+  /**
+   * The JSON Schema of the answer a prompt expects (strict-mode compatible: see `answer-schema.ts`),
+   * sent to endpoints with structured output (`llm.structuredOutput`, decision 65); undefined for a
+   * prompt answered as free text only. `parseResponse` reads an answer in this shape as well as the
+   * free text the prompt asks for.
+   */
+  answerSchema?(req: PromptRequest): AnswerSchema | undefined;
   /** Checks an operation's task-specific `params` before a run; returns problems, naming the param. */
   checkParams?(prompt: string, params: Record<string, unknown>, problem: P): string[];
   /** Local score of a thought (no LLM); lower or higher is better per `higherIsBetter`. */

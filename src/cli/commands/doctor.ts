@@ -5,6 +5,7 @@ import { LlmClient, type LlmEndpoint } from '../../llm/client';
 import { type ContextWindow, contextWindowOf } from '../../llm/context-windows';
 import { endpointFromEnv, NO_ENDPOINT } from '../../llm/endpoint';
 import type { SpeedSample } from '../../localllm/server';
+import { jsonAnswer } from '../../tasks/answer-schema';
 import { type ConnectionSummary, summarizeConnection, temporalSettingsFromEnv } from '../../temporal/connection';
 import { defaultModel, type LlmSource, localLlmSettings, localModelChoice } from '../llm-source';
 import { stateDir } from '../state-dir';
@@ -69,7 +70,16 @@ export interface DoctorReport {
   usageReported?: boolean;
   reasoning?: boolean;
   /** What the client learnt from the endpoint's refusals, and will use from now on. */
-  settings?: { maxTokensField: string; temperature: 'as asked' | 'default only'; samplesPerRequest: 'n' | 'one' };
+  settings?: {
+    maxTokensField: string;
+    temperature: 'as asked' | 'default only';
+    samplesPerRequest: 'n' | 'one';
+    /**
+     * Structured output (`--structured-output auto`): the probe's JSON Schema was honoured (`json`),
+     * ignored (a text answer), or refused, so runs ask such a model for text.
+     */
+    structuredOutput: 'json' | 'ignored' | 'refused';
+  };
   sample?: string;
   /** The context window schemes plan their prompts for, and where that number comes from. */
   contextWindow: ContextWindow;
@@ -201,11 +211,12 @@ export async function reportedContextTokens(endpoint: LlmEndpoint, model: string
   }
 }
 
-/** A real task's prompt, small: what the engine will ask (the simulator answers only task prompts). */
+/** A real task's prompt, small, with its answer's schema: what the engine will ask (the simulator answers only task prompts). */
 async function probe() {
   const { sortingTask } = await import('../../tasks/sorting');
   const problem = { list: [3, 1, 2] };
-  return sortingTask.buildPrompt({ prompt: 'sort', params: {}, thoughts: [sortingTask.rootState(problem)], problem });
+  const request = { prompt: 'sort', params: {}, thoughts: [sortingTask.rootState(problem)], problem };
+  return { messages: sortingTask.buildPrompt(request), responseFormat: sortingTask.answerSchema!(request)! };
 }
 
 /**
@@ -230,7 +241,8 @@ export async function doctor(
   };
   const started = performance.now();
   try {
-    const completion = await client.complete({ model, messages: await probe(), samples: 2, temperature: 0.7, maxTokens: 24, seed: 1 });
+    const asked = await probe();
+    const completion = await client.complete({ model, ...asked, samples: 2, temperature: 0.7, maxTokens: 24, seed: 1 });
     const latencyMs = Math.round(performance.now() - started);
     const quirks = client.adaptationsOf(model);
     return {
@@ -247,6 +259,11 @@ export async function doctor(
         maxTokensField: quirks.maxTokensField,
         temperature: quirks.defaultTemperatureOnly ? 'default only' : 'as asked',
         samplesPerRequest: quirks.oneSamplePerRequest || !endpoint.supportsN ? 'one' : 'n',
+        structuredOutput: quirks.textAnswersOnly
+          ? 'refused'
+          : completion.texts.every((t) => t.trim().startsWith('{') && jsonAnswer(t, ['output']))
+            ? 'json'
+            : 'ignored',
       },
       sample: completion.texts[0]?.slice(0, 80),
     };
@@ -254,6 +271,13 @@ export async function doctor(
     return { ...base, ok: false, error: e instanceof Error ? e.message : String(e) };
   }
 }
+
+/** What `--structured-output auto` does with this endpoint (decision 65). */
+const STRUCTURED_OUTPUT_LINE = {
+  json: "answers in the task's JSON Schema (response_format honoured)",
+  ignored: 'response_format accepted but ignored: answers come, and are read, as text',
+  refused: 'response_format refused: runs ask this model for text answers',
+} as const;
 
 /** The context window line: what schemes plan for, why, and what the server reports. */
 function formatWindow(r: DoctorReport): string {
@@ -339,6 +363,7 @@ export function formatDoctor(r: DoctorReport): string {
     `  usage         ${r.usageReported ? 'reported' : 'missing: counted here with a tokenizer, marked estimated'}`,
     `  reasoning     ${r.reasoning ? 'yes: kept on the thought, never parsed as the answer' : 'none seen'}`,
     `  the engine uses ${r.settings!.maxTokensField} · temperature ${r.settings!.temperature} · ${r.settings!.samplesPerRequest === 'n' ? 'n samples per request' : 'one sample per request'}`,
+    `  structured    ${STRUCTURED_OUTPUT_LINE[r.settings!.structuredOutput]}`,
     ...formatLocalModel(r),
     formatWindow(r),
     ...formatStore(r),

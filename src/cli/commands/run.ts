@@ -5,7 +5,7 @@ import type { ReviewRecord } from '../../documents/types';
 import { ValidationError } from '../../goo/validate';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput, RunResult } from '../../run/request';
-import { DEFAULT_PRICING } from '../../run/wire';
+import { DEFAULT_PRICING, type StructuredOutputMode } from '../../run/wire';
 import { payloadRouteFromEnv } from '../../store/route';
 import { loadTaskDeclaration } from '../../tasks/declarative/load';
 import { getTask, resolveTask, UnknownTaskError } from '../../tasks/registry';
@@ -53,6 +53,8 @@ export interface RunOptions {
   worker: boolean;
   cache?: boolean;
   fanOut?: 'batched' | 'perSample';
+  /** Answers in the task's JSON shape where the endpoint takes it (`llm.structuredOutput`). */
+  structuredOutput?: StructuredOutputMode;
   /** Where the LLM calls go (default: OPENAI_BASE_URL when set, else the simulator). */
   llm?: LlmSource;
   /** With `llm: 'local'`: the built-in model to serve (`--local-model`; default SmolLM2-135M). */
@@ -120,6 +122,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
       ...(o.reask !== undefined ? { reask: o.reask } : {}),
       ...(o.cache ? { cache: true } : {}),
       ...(o.fanOut && o.fanOut !== 'batched' ? { fanOut: o.fanOut } : {}),
+      ...(o.structuredOutput ? { structuredOutput: o.structuredOutput } : {}),
     },
     ...(budget ? { budget } : {}),
     seed: o.seed,

@@ -1,8 +1,9 @@
 import { ValidationError } from '../../goo/validate';
 import type { ThoughtState } from '../../grs/types';
+import { type AnswerSchema, answerSchema, endOf, stringField } from '../answer-schema';
 import type { ChatMessage, LlmScorer, ParsedThought, PromptRequest, Task } from '../task';
 import { DocMergeProblem, generateDocMergeProblem, parseDocMergeCsv } from './dataset';
-import { parseRatings, readMerged } from './parse';
+import { parseRatings, RATINGS_SCHEMA, readMerged } from './parse';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
 import { docMergeReviewer } from './review';
 import { docMergeSchemes, docMergeTunables } from './schemes';
@@ -99,7 +100,15 @@ const judge: LlmScorer<DocMergeProblem> = {
   parseRatings,
   combine: combineRatings,
   unparseableScore: UNPARSEABLE_SCORE,
+  ratingsSchema: RATINGS_SCHEMA,
 };
+
+/** The answer each prompt expects as JSON (structured output): the merged document as one string, after the working notes for CoT. */
+function docMergeSchema({ prompt }: PromptRequest): AnswerSchema | undefined {
+  if (prompt === 'mergeCot' || prompt === 'mergeSectionCot')
+    return answerSchema(`doc_merge_${prompt}`, { notes: stringField, merged: stringField });
+  return docMergeTask.prompts.includes(prompt) ? answerSchema(`doc_merge_${prompt}`, { merged: stringField }) : undefined;
+}
 
 export const docMergeTask: Task<DocMergeProblem> = {
   id: 'doc-merge',
@@ -155,13 +164,21 @@ export const docMergeTask: Task<DocMergeProblem> = {
     return [{ role: 'user', content }];
   },
 
+  answerSchema: (req) => docMergeSchema(req),
+
   parseResponse(req: PromptRequest, text: string): ParsedThought[] {
     if (isSectionPrompt(req.prompt)) return parseSectionAnswer({ ...req, prompt: req.prompt }, problemOf(req), text);
     const documents = inputDocuments(req);
     const state: DocMergeState = { documents };
     const answer = readMerged(text, textsOf(req, documents));
     if (!answer.ok) return [{ state, valid: false, error: answer.error }];
-    return [{ state: { ...state, merged: answer.merged, ...(answer.untagged ? { untagged: true as const } : {}) }, valid: true }];
+    return [
+      {
+        state: { ...state, merged: answer.merged, ...(answer.untagged ? { untagged: true as const } : {}) },
+        valid: true,
+        ...endOf(answer),
+      },
+    ];
   },
 
   score(state, problem) {

@@ -2,6 +2,7 @@
  * Reading the model's answers: the merged NDA between <Merged> tags, and the judge's two ratings.
  */
 
+import { answerSchema, jsonAnswer } from '../answer-schema';
 import { isRefusal, unfence } from '../answer-text';
 import { analyseMerge, clausesOf } from './score';
 
@@ -42,15 +43,26 @@ function lastMark(text: string, tag: string, label: string): number | undefined 
   return undefined;
 }
 
-/** The judge's [redundancy, retention] from its answer, or undefined unless both are there and within 0-10. */
+/** The judge's two marks as structured output asks for them (decision 65); strict mode takes no bounds, so 0-10 is checked on reading. */
+export const RATINGS_SCHEMA = answerSchema('doc_merge_ratings', { redundancy: { type: 'number' }, retained: { type: 'number' } });
+
+/** The judge's [redundancy, retention] from its answer (JSON, as structured output writes it, or tagged), or undefined unless both are there and within 0-10. */
 export function parseRatings(text: string): [number, number] | undefined {
+  const json = jsonAnswer(text, ['redundancy', 'retained'])?.value;
+  if (json) {
+    const marks = [json.redundancy, json.retained].map((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v));
+    return marks.every((v) => typeof v === 'number' && v >= 0 && v <= 10) ? (marks as [number, number]) : undefined;
+  }
   const redundancy = lastMark(text, 'Redundancy', 'redundancy');
   const retention = lastMark(text, 'Retained', 'retained(?:\\s+information)?|information\\s+retained|retention');
   return redundancy === undefined || retention === undefined ? undefined : [redundancy, retention];
 }
 
-/** What reading a merge answer gave: the NDA (and whether it came without tags), or why there is none. */
-export type MergedAnswer = { ok: true; merged: string; untagged: boolean } | { ok: false; error: string };
+/**
+ * What reading a merge answer gave: the NDA (and whether it came without tags), or why there is
+ * none. `end`: where its closing tag or JSON object closed, when it has one (`ParsedThought.end`).
+ */
+export type MergedAnswer = { ok: true; merged: string; untagged: boolean; end?: number } | { ok: false; error: string };
 
 const EXPECTED = 'expected the merged NDA between <Merged> and </Merged>';
 /** An untagged answer shorter than this is no NDA (a question back, a one-line remark). */
@@ -69,10 +81,19 @@ const OUTRO = /\n\s*(?:let me know|I hope|feel free|please note|note:|if you (?:
  * of the sources; its introduction ("Here is the merged NDA:"), closing offer and fence are dropped.
  */
 export function readMerged(text: string, sources: readonly string[]): MergedAnswer {
+  // Structured output (decision 65): `{"merged": "..."}`, with the working notes first for CoT.
+  const json = jsonAnswer(text, ['merged']);
+  if (json && typeof json.value.merged === 'string') {
+    const body = unfence(json.value.merged).trim();
+    return body ? { ok: true, merged: body, untagged: false, end: json.end } : { ok: false, error: `the merged NDA is empty; ${EXPECTED}` };
+  }
   if (/<\/?Merged>/i.test(text)) {
     const merged = extractMerged(text);
     const body = merged === undefined ? undefined : unfence(merged).trim();
-    return body ? { ok: true, merged: body, untagged: false } : { ok: false, error: `the <Merged> block is empty; ${EXPECTED}` };
+    const closing = [...text.matchAll(/<\/Merged>/gi)].at(-1);
+    // The block read closed at the last closing tag; a block left open has no end (a cut may have shortened it).
+    const end = closing && !/<Merged>/i.test(text.slice(closing.index)) ? { end: closing.index + closing[0].length } : {};
+    return body ? { ok: true, merged: body, untagged: false, ...end } : { ok: false, error: `the <Merged> block is empty; ${EXPECTED}` };
   }
   const trimmed = text.trim();
   if (trimmed === '') return { ok: false, error: `the answer is empty; ${EXPECTED}` };

@@ -1,10 +1,11 @@
 import { ValidationError } from '../../goo/validate';
 import type { ThoughtState } from '../../grs/types';
 import { estimateTokens } from '../../llm/context-windows';
+import { endOf } from '../answer-schema';
 import type { LlmScorer, ParsedThought, PromptRequest } from '../task';
 import { answerReserve, JUDGE_ANSWER_TOKENS, taggedTokens } from './budget';
 import type { DocMergeProblem } from './dataset';
-import { parseRatings, readMerged } from './parse';
+import { parseRatings, RATINGS_SCHEMA, readMerged } from './parse';
 import { analyseMerge, combineRatings, harmonicMean, informationUnits, mergeScore, UNPARSEABLE_SCORE } from './score';
 import {
   aggregateSectionPrompt,
@@ -133,7 +134,9 @@ export function parseSectionAnswer(
   };
   const answer = readMerged(text, versionsOf(problem, state));
   if (!answer.ok) return [{ state, valid: false, error: answer.error }];
-  return [{ state: { ...state, merged: answer.merged, ...(answer.untagged ? { untagged: true as const } : {}) }, valid: true }];
+  return [
+    { state: { ...state, merged: answer.merged, ...(answer.untagged ? { untagged: true as const } : {}) }, valid: true, ...endOf(answer) },
+  ];
 }
 
 /** The judge of a section draft: its section's versions (as many as one prompt holds), then the candidate. */
@@ -148,6 +151,7 @@ export const judgeSection: LlmScorer<DocMergeProblem> = {
   parseRatings,
   combine: combineRatings,
   unparseableScore: UNPARSEABLE_SCORE,
+  ratingsSchema: RATINGS_SCHEMA,
 };
 
 /** The local score of a section draft: the clause-level proxy against all versions of its documents. */

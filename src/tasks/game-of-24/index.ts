@@ -3,7 +3,7 @@ import type { ThoughtState } from '../../grs/types';
 import type { LlmScorer, ParsedThought, PromptRequest, Task } from '../task';
 import { answerProblem } from './arithmetic';
 import { game24Csv, generateGame24Problem, parseGame24Csv } from './dataset';
-import { JUDGEMENT_VALUES, readExpression, readJudgement, readSteps } from './parse';
+import { GAME24_SCHEMAS, JUDGEMENT_VALUES, jsonSteps, readExpression, readJudgement, readSteps } from './parse';
 import { answerPrompt, proposePrompt, valuePrompt } from './prompts';
 import { game24Schemes, game24Tunables } from './schemes';
 
@@ -40,6 +40,7 @@ const value: LlmScorer<Game24Problem> = {
   },
   combine: (samples) => samples.reduce((a, s) => a + s[0]!, 0),
   unparseableScore: 0,
+  ratingsSchema: GAME24_SCHEMAS.value,
 };
 
 export const game24Task: Task<Game24Problem> = {
@@ -88,13 +89,21 @@ export const game24Task: Task<Game24Problem> = {
     }
   },
 
+  answerSchema: ({ prompt }) => (prompt === 'propose' || prompt === 'answer' ? GAME24_SCHEMAS[prompt] : undefined),
+
   parseResponse({ prompt, params, thoughts }: PromptRequest, text: string): ParsedThought[] {
     const s = asState(thoughts[0]!);
     if (prompt === 'propose') {
-      const steps = readSteps(text, s.left, countOf(params));
+      const json = jsonSteps(text);
+      const steps = readSteps(json?.lines ?? text, s.left, countOf(params));
       if (!steps.length)
         return [{ state: { left: s.left, steps: s.steps }, valid: false, error: 'no well-formed step ("a op b = c (left: ...)")' }];
-      return steps.map((step) => ({ state: { left: step.left, steps: [...s.steps, step.line] }, valid: true }));
+      // Steps are read line by line: only a JSON answer has a closing mark an answer cut at max tokens can be checked against.
+      return steps.map((step) => ({
+        state: { left: step.left, steps: [...s.steps, step.line] },
+        valid: true,
+        ...(json ? { end: json.end } : {}),
+      }));
     }
     const expression = readExpression(text);
     if (!expression) return [{ state: { left: s.left, steps: s.steps }, valid: false, error: 'no "Answer:" line with an expression' }];

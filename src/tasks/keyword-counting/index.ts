@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
+import { type AnswerSchema, answerSchema, endOf, type JsonSchema, splitSchema, strictObject, stringField } from '../answer-schema';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateKeywordCountingProblem, parseKeywordCountingCsv } from './dataset';
-import { parsePassages, readCounts, splitSentences } from './parse';
+import { readCounts, readPassages, splitSentences } from './parse';
 import { countCotPrompt, countPrompt, fmtCounts, improveMergePrompt, improvePrompt, mergePrompt, splitPrompt } from './prompts';
 import { keywordCountingSchemes, keywordCountingTunables } from './schemes';
 import { addCounts, type Counts, countError, countMentions, sameCounts, tally, UNPARSEABLE_SCORE } from './score';
@@ -70,17 +71,41 @@ function passageOf(s: KeywordCountingState): KeywordCountingState {
 function withCounts(base: KeywordCountingState, text: string, shown: Counts[] = []): ParsedThought {
   const counts = readCounts(text, shown);
   if (!counts.ok) return { state: base, valid: false, error: counts.error };
-  return { state: { ...base, counts: counts.value }, valid: true };
+  return { state: { ...base, counts: counts.value }, valid: true, ...endOf(counts) };
 }
 
 function splitAnswer(parent: KeywordCountingState, parts: number, text: string): ParsedThought[] {
-  const passages = parsePassages(text);
-  if (!passages)
+  const read = readPassages(text);
+  if (!read)
     return [{ state: { text: textOf(parent) }, valid: false, error: 'no passages (a JSON object of strings) in the split answer' }];
+  const passages = read.passages;
   // Always exactly `parts` passages, so every branch has one and the merge tree covers them all:
   // surplus passages join the last one, missing ones are empty (their text is lost, which the final score shows).
   const fitted = Array.from({ length: parts }, (_, i) => (i < parts - 1 ? passages[i] : passages.slice(i).join(' ')) ?? '');
-  return fitted.map((passage, part) => ({ state: { text: passage, part, parts, covered: 1 }, valid: true }));
+  return fitted.map((passage, part) => ({ state: { text: passage, part, parts, covered: 1 }, valid: true, ...endOf(read) }));
+}
+
+/** A tally as strict structured output can say it: a map has no fixed keys, so a list of country and count. */
+const TALLY: JsonSchema = {
+  type: 'array',
+  items: strictObject({ country: stringField, count: { type: 'integer' } }),
+};
+
+/** The answer each prompt expects as JSON (structured output): the tally as `output`, after the working for CoT; the passages of a split. */
+function keywordCountingSchema({ prompt, params }: PromptRequest): AnswerSchema | undefined {
+  switch (prompt) {
+    case 'count':
+    case 'merge':
+    case 'improveMerge':
+    case 'improve':
+      return answerSchema(`keyword_counting_${prompt}`, { output: TALLY });
+    case 'countCot':
+      return answerSchema('keyword_counting_countCot', { reasoning: stringField, output: TALLY });
+    case 'split':
+      return splitSchema('keyword_counting_split', Math.max(1, Number(params.parts ?? 4)), stringField, 'Passage');
+    default:
+      return undefined;
+  }
 }
 
 function mergeAnswer(inputs: KeywordCountingState[], text: string): ParsedThought {
@@ -151,6 +176,8 @@ export const keywordCountingTask: Task<KeywordCountingProblem> = {
       return [`parts: a split by sentence of this text makes ${sentences} passages, but the GoO has ${String(parts)} branches`];
     return [];
   },
+
+  answerSchema: keywordCountingSchema,
 
   parseResponse({ prompt, params, thoughts }: PromptRequest, text: string) {
     const states = thoughts.map(asState);

@@ -1,3 +1,4 @@
+import { jsonAnswer } from '../answer-schema';
 import { type Candidate, labelAt, looseJson, noAnswerError, pickAnswer } from '../answer-text';
 import type { Read } from '../integer-lists';
 import { type Counts, sameCounts } from './score';
@@ -21,6 +22,21 @@ function asCounts(value: unknown): Counts | undefined {
     const n = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || name.trim() === '') return undefined;
     counts[name.trim()] = n;
+  }
+  return counts;
+}
+
+/**
+ * A tally as structured output writes it (`[{"country": "Peru", "count": 2}]`, the shape strict mode
+ * allows for a map; a name given twice is added up), or as an object of counts; undefined otherwise.
+ */
+function entryCounts(value: unknown): Counts | undefined {
+  if (!Array.isArray(value)) return asCounts(value);
+  const counts: Counts = {};
+  for (const entry of value) {
+    const { country, count } = (entry ?? {}) as { country?: unknown; count?: unknown };
+    if (typeof country !== 'string' || country.trim() === '' || !Number.isInteger(count) || (count as number) < 0) return undefined;
+    counts[country.trim()] = (counts[country.trim()] ?? 0) + (count as number);
   }
   return counts;
 }
@@ -53,18 +69,23 @@ export function parseCounts(text: string): Counts | undefined {
 
 /** The passages of a split answer, in order: a JSON object of strings, or failing that its `"Passage N": "..."` entries. */
 export function parsePassages(text: string): string[] | undefined {
+  return readPassages(text)?.passages;
+}
+
+/** `parsePassages`, with where the JSON object closed (absent when only the complete entries of a broken one were read). */
+export function readPassages(text: string): { passages: string[]; end?: number } | undefined {
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
   if (start !== -1 && end > start) {
     const value = looseJson(text.slice(start, end + 1));
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const passages = Object.values(value);
-      if (passages.length && passages.every((p) => typeof p === 'string')) return passages as string[];
+      if (passages.length && passages.every((p) => typeof p === 'string')) return { passages: passages as string[], end: end + 1 };
     }
   }
   // A truncated or otherwise broken object: take the entries that are complete.
   const entries = [...text.matchAll(/"[^"]*\d+"\s*:\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => parseObject(`"${m[1]!}"`));
-  return entries.length && entries.every((e) => typeof e === 'string') ? (entries as string[]) : undefined;
+  return entries.length && entries.every((e) => typeof e === 'string') ? { passages: entries as string[] } : undefined;
 }
 
 /** `n` runs of consecutive sentences of about equal size, each joined into one passage (fewer when there are fewer sentences). */
@@ -106,15 +127,19 @@ function countLines(text: string): Counts | undefined {
  * gave) as lists are (`pickAnswer`); failing any, a markdown list or table of counts.
  */
 export function readCounts(text: string, echoes: readonly Counts[] = []): Read<Counts> {
+  const json = jsonAnswer(text, ['output']);
+  const structured = json && entryCounts(json.value.output);
+  if (json && structured) return { ok: true, value: structured, end: json.end };
   const candidates: Candidate<Counts>[] = [];
   for (const m of text.matchAll(/\{[^{}]*\}/g)) {
     const counts = asCounts(looseJson(m[0]));
     if (!counts) continue;
     const label = labelAt(text, m.index, candidates.at(-1));
-    candidates.push({ value: counts, start: m.index, end: m.index + m[0].length, label, echo: echoes.some((e) => sameCounts(e, counts)) });
+    const echo = echoes.some((e) => sameCounts(e, counts));
+    candidates.push({ value: counts, start: m.index, end: m.index + m[0].length, label, echo, closed: true });
   }
   const best = pickAnswer(candidates);
-  if (best) return { ok: true, value: best.value };
+  if (best) return { ok: true, value: best.value, end: best.end };
   const listed = candidates.length ? undefined : countLines(text);
   if (listed) return { ok: true, value: listed };
   return { ok: false, error: noAnswerError(candidates, 'tally of countries', 'a JSON object of counts such as {"Peru": 2}') };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
+import { type AnswerSchema, answerSchema, endOf, integerList, splitSchema, stringField } from '../answer-schema';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSetIntersectionProblem, IntegerSet, parseSetIntersectionCsv } from './dataset';
 import { readList, readSplitLists } from './parse';
@@ -40,14 +41,31 @@ function splitAnswer(parent: SetIntersectionState, parts: number, text: string):
     // The truth for part i is the i-th slice of the parent, whatever the model wrote: split errors then count in scores.
     state: { set1: parent.set1, subset: parent.subset.slice(part * size, (part + 1) * size), given, part },
     valid: true,
+    ...endOf(lists),
   }));
+}
+
+/** The answer each prompt expects as JSON (structured output): the shared numbers as `output`, after the reasoning where the prompt asks to work it out. */
+function setIntersectionSchema({ prompt, params }: PromptRequest): AnswerSchema | undefined {
+  switch (prompt) {
+    case 'intersect':
+    case 'merge':
+      return answerSchema(`set_intersection_${prompt}`, { output: integerList });
+    case 'intersectCot':
+    case 'improve':
+      return answerSchema(`set_intersection_${prompt}`, { reasoning: stringField, output: integerList });
+    case 'split':
+      return splitSchema('set_intersection_split', Number(params.parts ?? 2), integerList);
+    default:
+      return undefined;
+  }
 }
 
 /** `shown` are the lists the prompt gave: an answer that only copies them back has no answer of its own. */
 function resultAnswer(base: SetIntersectionState, text: string, shown: number[][]): ParsedThought {
   const result = readList(text, shown);
   if (!result.ok) return { state: base, valid: false, error: result.error };
-  return { state: { ...base, result: result.value }, valid: true };
+  return { state: { ...base, result: result.value }, valid: true, ...endOf(result) };
 }
 
 /** The fields a new answer about the same part keeps from the thought it came from. */
@@ -105,6 +123,8 @@ export const setIntersectionTask: Task<SetIntersectionProblem> = {
     })();
     return [{ role: 'user', content }];
   },
+
+  answerSchema: setIntersectionSchema,
 
   parseResponse({ prompt, params, thoughts }: PromptRequest, text: string) {
     const states = thoughts.map(asState);

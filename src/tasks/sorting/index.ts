@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
+import { type AnswerSchema, answerSchema, endOf, integerList, splitSchema, stringField } from '../answer-schema';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSortingProblem, parseSortingCsv } from './dataset';
 import { readList, readSplitLists } from './parse';
@@ -38,7 +39,24 @@ function splitAnswer(parent: SortingState, parts: number, text: string): ParsedT
     // The truth for part i is the i-th slice of the parent, whatever the LLM wrote: split errors then count in scores.
     state: { unsorted: parent.unsorted.slice(part * size, (part + 1) * size), list, part },
     valid: true,
+    ...endOf(lists),
   }));
+}
+
+/** The answer each prompt expects as JSON (structured output): the list as `output`, after the reasoning where the prompt asks to work it out. */
+function sortingSchema({ prompt, params }: PromptRequest): AnswerSchema | undefined {
+  switch (prompt) {
+    case 'sort':
+    case 'merge':
+      return answerSchema(`sorting_${prompt}`, { output: integerList });
+    case 'sortCot':
+    case 'improve':
+      return answerSchema(`sorting_${prompt}`, { reasoning: stringField, output: integerList });
+    case 'split':
+      return splitSchema('sorting_split', Number(params.parts ?? 2), integerList);
+    default:
+      return undefined;
+  }
 }
 
 /** `shown` are the lists the prompt gave: an answer that only copies them back has no answer of its own. */
@@ -46,7 +64,7 @@ function listAnswer(unsorted: number[], text: string, part: number | undefined, 
   const list = readList(text, shown);
   const base = { unsorted, ...(part === undefined ? {} : { part }) };
   if (!list.ok) return { state: base, valid: false, error: list.error };
-  return { state: { ...base, list: list.value }, valid: true };
+  return { state: { ...base, list: list.value }, valid: true, ...endOf(list) };
 }
 
 export const sortingTask: Task<SortingProblem> = {
@@ -93,6 +111,8 @@ export const sortingTask: Task<SortingProblem> = {
     })();
     return [{ role: 'user', content }];
   },
+
+  answerSchema: sortingSchema,
 
   parseResponse({ prompt, params, thoughts }: PromptRequest, text: string) {
     const states = thoughts.map(asState);
