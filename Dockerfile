@@ -4,6 +4,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The empty stand-in that replaces node-llama-cpp's GPU binaries (decision 67) is installed from here.
+COPY stubs ./stubs
 # No scripts yet: `prepare` would build before the sources are copied; the build is its own step below.
 RUN npm install --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
@@ -18,7 +20,11 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund
+COPY stubs ./stubs
+COPY scripts/prune-binaries.mjs ./scripts/prune-binaries.mjs
+# The prune (our `postinstall`, skipped by --ignore-scripts) runs in the install's layer: files removed
+# in a later layer would still be in the image.
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && node scripts/prune-binaries.mjs
 COPY schema ./schema
 COPY bin ./bin
 # Without the sources beside it, dist/ is used as built (decision 21): the image is the build.
