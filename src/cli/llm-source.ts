@@ -72,6 +72,9 @@ export function localLlmSettings(localModel?: string, env: NodeJS.ProcessEnv = p
     pricing: { inputPerMTok: 0, outputPerMTok: 0 },
     maxConcurrentCalls: LOCAL_LLM_DEFAULTS.parallel,
     timeoutSeconds: 900,
+    // A CPU shared with other work can fall to a few tokens a second: a call's timeout is sized for
+    // one, so a long answer that is still streaming is never cut (a stalled stream still times out).
+    minTokensPerSecond: 1,
     contextTokens: servedContextSize(localModelChoice(localModel, env)),
   };
 }

@@ -6,6 +6,7 @@
  * advances all of them for little more than the cost of one: the weights are read once per step,
  * not once per sequence. With more choices than sequences the choices run in rounds.
  */
+import { setMaxListeners } from 'node:events';
 import type { LlamaContextSequence, Token } from 'node-llama-cpp';
 import type { SlotPool } from './pool';
 
@@ -56,6 +57,8 @@ export async function generateChoices<C>(o: ChoicesOptions<C>): Promise<C[]> {
   }
   // One failure (or the client leaving) stops every other choice of the request.
   const stop = new AbortController();
+  // Every choice's generation listens to it: a batch of ten is not a leak.
+  setMaxListeners(4 * Math.max(o.n, 10), stop.signal);
   const onAbort = () => stop.abort(o.signal.reason);
   o.signal.addEventListener('abort', onAbort, { once: true });
   const held = new Set(sequences);
