@@ -447,7 +447,8 @@ describe('section prompts, answers and scores', () => {
 
   it('parses an answer into a section thought; an unusable one keeps the section', () => {
     const [good] = docMergeTask.parseResponse(req('mergeSection', [part]), '<Merged>\nFees\nThe Customer pays monthly.\n</Merged>');
-    expect(good).toEqual({ state: { ...part, merged: 'Fees\nThe Customer pays monthly.' }, valid: true });
+    // `end`: where the closing tag ends, so a merge cut after it still counts (decision 66).
+    expect(good).toEqual({ state: { ...part, merged: 'Fees\nThe Customer pays monthly.' }, valid: true, end: 50 });
     const [bad] = docMergeTask.parseResponse(req('improveSection', [draft(part, 'x')]), 'I cannot help with that.');
     expect(bad!.valid).toBe(false);
     expect(bad!.state).toEqual(part);
