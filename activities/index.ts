@@ -99,6 +99,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       seed: step.seed,
       // Only asked for by `llm.structuredOutput: auto`, so a text request keeps the cache key it always had.
       ...(responseFormat ? { responseFormat } : {}),
+      // Fan-out perSample: the step's samples go as that many requests, sent together (decision 69).
+      ...(step.llm.fanOut === 'perSample' && step.samples > 1 ? { oneSamplePerRequest: true } : {}),
     };
     const key =
       step.llm.cache && cache ? cacheKey({ endpoint: llm.endpoint.cacheNamespace ?? llm.endpoint.baseURL, ...request }) : undefined;

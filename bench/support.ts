@@ -8,7 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
-import type { SimLlmOptions } from '../src/simllm/server';
+import type { SimLlmOptions, SimRequestRecord } from '../src/simllm/server';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 
 export interface BenchWorker {
@@ -21,6 +21,8 @@ export interface BenchWorker {
 export interface RemoteLlm {
   baseURL: string;
   requests(): Promise<number>;
+  /** Every request so far: when it arrived and when it ended (ms since epoch). */
+  requestLog(): Promise<SimRequestRecord[]>;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ function rssMiB(pid: number | undefined): number | undefined {
   }
 }
 
-async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
+export async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
   const port = await freePort();
   const child = await spawnUntil(
     ['src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0)],
@@ -71,6 +73,7 @@ async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
   return {
     baseURL,
     requests: async () => ((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { requests: number }).requests,
+    requestLog: async () => (await (await fetch(`http://127.0.0.1:${port}/requests`)).json()) as SimRequestRecord[],
     close: () => stopProcess(child),
   };
 }

@@ -10,8 +10,9 @@
  * use it (`--runs for-each`).
  *
  * Merges reviewed by the engine, one of them decided by a person through the update, are the `review` runs.
+ * A GoT sorting whose samples are asked one per request (`llm.fanOut: perSample`) is the `per-sample` run.
  *
- *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|all]   e.g. 2-fast-steps
+ *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|all]   e.g. 2-fast-steps
  *
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
@@ -34,12 +35,12 @@ import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 import { decideDisagreementsUpdate, pendingHumanScoresQuery, pendingReviewQuery, scoreThoughtsUpdate } from '../workflows/definitions';
 
 const GENERATION = process.argv[2];
-const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'all'] as const;
+const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'per-sample', 'all'] as const;
 const runsFlag = process.argv.indexOf('--runs');
 const RUN_SET = (runsFlag > 0 ? process.argv[runsFlag + 1] : 'all') as (typeof RUN_SETS)[number];
 if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION) || !RUN_SETS.includes(RUN_SET)) {
   console.error(
-    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|all]   (e.g. 2-fast-steps: a number, then what changed)',
+    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|all]   (e.g. 2-fast-steps: a number, then what changed)',
   );
   process.exit(2);
 }
@@ -172,6 +173,7 @@ async function main() {
     if (RUN_SET === 'for-each' || RUN_SET === 'all') await recordForEach();
     if (RUN_SET === 'scheme' || RUN_SET === 'all') await recordSchemeByName();
     if (RUN_SET === 'review' || RUN_SET === 'all') await recordReview();
+    if (RUN_SET === 'per-sample' || RUN_SET === 'all') await recordPerSample();
     const total = written.reduce((s, w) => s + w.bytes, 0);
     log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
   } finally {
@@ -205,6 +207,18 @@ async function main() {
       if (failed !== name.endsWith('-failed')) throw new Error(`${name} ${failed ? 'failed' : 'completed'} unexpectedly`);
       await save(name, handle);
     }
+  }
+
+  /** GoT sorting with every sample its own request (`llm.fanOut: perSample`). */
+  async function recordPerSample(): Promise<void> {
+    const name = 'sorting-got-32-per-sample';
+    const handle = await startRun(
+      client,
+      { ...request('sorting', 'got', 32), llm: { fanOut: 'perSample' } },
+      { taskQueue, workflowId: `fixture-${name}` },
+    );
+    await handle.result();
+    await save(name, handle);
   }
 
   /** A merge the engine reviews, and one that waits for a person's decisions on the sources' disagreements. */

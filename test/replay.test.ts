@@ -45,7 +45,7 @@ const STANDARD_GENERATIONS = [
   '6-claim-check',
   '7-scheme-by-name',
 ];
-const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each', '8-answer-review'].sort();
+const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each', '8-answer-review', '9-samples-together'].sort();
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
   'doc-merge-got-4',
@@ -62,14 +62,18 @@ const FOR_EACH_RUNS = ['sorting-foreach-32', 'sorting-foreach-nested-64'];
 const SCHEME_RUNS = ['sorting-got-32-by-name', 'sorting-tot-32-tuned-by-name', 'sorting-unknown-scheme-failed'];
 /** Merges reviewed by the engine (the `answer-review` patch): one as it came, one decided by a person through the update. */
 const REVIEW_RUNS = ['doc-merge-io-4-decided', 'doc-merge-io-4-reviewed'];
+/** GoT sorting with every sample its own request: k calls before the `samples-together` patch, one call of k requests since. */
+const PER_SAMPLE_RUN = 'sorting-got-32-per-sample';
 const runsOf = (generation: string) =>
-  generation === '8-answer-review'
-    ? REVIEW_RUNS
-    : generation === '5-for-each'
-      ? FOR_EACH_RUNS
-      : generation === '7-scheme-by-name'
-        ? [...RUNS, ...FOR_EACH_RUNS, ...SCHEME_RUNS].sort()
-        : RUNS;
+  generation === '9-samples-together'
+    ? [PER_SAMPLE_RUN]
+    : generation === '8-answer-review'
+      ? [...REVIEW_RUNS, PER_SAMPLE_RUN].sort()
+      : generation === '5-for-each'
+        ? FOR_EACH_RUNS
+        : generation === '7-scheme-by-name'
+          ? [...RUNS, ...FOR_EACH_RUNS, ...SCHEME_RUNS].sort()
+          : RUNS;
 const EXPECTED = GENERATIONS.flatMap((g) => runsOf(g).map((r) => `${g}/${r}`));
 
 const fixtures: { name: string; history: History }[] = GENERATIONS.flatMap((g) =>
@@ -137,13 +141,15 @@ describe('recorded histories replay against the current Controller', () => {
     for (const { name, history } of fixtures) {
       const patches = name.startsWith('1-')
         ? []
-        : name.startsWith('8-')
-          ? [PATCH.answerReview]
-          : /^[45]-/.test(name)
-            ? [PATCH.reask]
-            : /^[67]-/.test(name)
-              ? [PATCH.claimCheck]
-              : [PATCH.fastSteps];
+        : name.startsWith('9-')
+          ? [PATCH.samplesTogether]
+          : name.startsWith('8-')
+            ? [PATCH.answerReview]
+            : /^[45]-/.test(name)
+              ? [PATCH.reask]
+              : /^[67]-/.test(name)
+                ? [PATCH.claimCheck]
+                : [PATCH.fastSteps];
       expect(patchesOf(history), name).toEqual(patches);
       // With the patch, thoughts are checked by the LLM step that made them: no local activity does it.
       if (!name.startsWith('1-')) expect(localChecks(history), name).toBe(0);
@@ -254,6 +260,25 @@ describe('recorded merges the engine reviewed', () => {
     expect(grs.review!.decidedText).toContain(value.text);
     const after = grs.review!.disagreements.find((d) => d.topic === disagreement.topic && d.kind === disagreement.kind);
     expect(after?.kept.map((k) => k.normalized)).toContain(value.normalized);
+  });
+});
+
+describe('recorded runs that asked each sample as its own request', () => {
+  it('made k calls of one sample each before the samples-together patch, and one call of k samples, k requests, since; both rebuild', async () => {
+    const before = fixture(`8-answer-review/${PER_SAMPLE_RUN}`);
+    const since = fixture(`9-samples-together/${PER_SAMPLE_RUN}`);
+    expect(patchesOf(before)).not.toContain(PATCH.samplesTogether);
+    expect(patchesOf(since)).toContain(PATCH.samplesTogether);
+    const old = await rebuildGrs(before, { workflowBundle: bundle });
+    const now = await rebuildGrs(since, { workflowBundle: bundle });
+    expect(old.calls.every((c) => c.samples === 1)).toBe(true);
+    expect(now.calls.some((c) => c.samples > 1)).toBe(true);
+    // The same graph either way: as many samples asked, as many thoughts made, a fifth or fewer of the activities.
+    const asked = (g: Grs) => g.calls.reduce((s, c) => s + c.samples, 0);
+    expect(asked(now)).toBe(asked(old));
+    expect(now.thoughts.length).toBe(old.thoughts.length);
+    const activities = (h: History) => h.events!.filter((e) => e.activityTaskScheduledEventAttributes).length;
+    expect(activities(since)).toBeLessThan(activities(before) / 3);
   });
 });
 

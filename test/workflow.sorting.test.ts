@@ -84,20 +84,23 @@ describe('the Controller workflow on sorting', () => {
     expect(summedLatency).toBeGreaterThan(1.5 * wallMs);
   });
 
-  it('asks k samples as k parallel calls with fanOut perSample, with the same graph shape', async () => {
+  it('asks k samples as k parallel requests of one call with fanOut perSample, with the same graph shape', async () => {
     h.llm.resetStats();
     const batched = await resultOf(await startRun(h.client, sortingRun('got', 32), { taskQueue: h.taskQueue }));
     h.llm.resetStats();
     const perSample = await resultOf(
       await startRun(h.client, sortingRun('got', 32, { llm: { fanOut: 'perSample' } }), { taskQueue: h.taskQueue }),
     );
-    // split 1; 2 part sorts x 5 samples; merge x 10; final improve x 10.
-    expect(perSample.grs.calls).toHaveLength(1 + 10 + 10 + 10);
-    expect(perSample.grs.calls.every((c) => c.samples === 1)).toBe(true);
-    expect(h.llm.stats().maxInFlight).toBeGreaterThanOrEqual(10);
+    // The calls are the batched run's (split; 2 part sorts of 5; merge of 10; improve of 10), but every
+    // sample is a request of its own, the samples of a call sent together.
+    expect(perSample.grs.calls.map((c) => c.samples)).toEqual(batched.grs.calls.map((c) => c.samples));
+    const stats = h.llm.stats();
+    expect(stats.requests).toBe(1 + 10 + 10 + 10);
+    expect(stats.completions).toBe(stats.requests);
+    expect(stats.maxInFlight).toBeGreaterThanOrEqual(10);
     expect(perSample.grs.thoughts.map((t) => t.id).sort()).toEqual(batched.grs.thoughts.map((t) => t.id).sort());
     const merges = perSample.grs.thoughts.filter((t) => t.operationId.startsWith('merge'));
-    expect(new Set(merges.map((t) => t.callId)).size).toBe(10);
+    expect(new Set(merges.map((t) => t.callId)).size).toBe(1);
   });
 
   it('keeps at most maxConcurrentCalls LLM calls of a run in flight', async () => {

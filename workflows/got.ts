@@ -30,6 +30,7 @@ import { beforeFastSteps } from './paths/before-fast-steps';
 import { claimCheck } from './paths/claim-check';
 import { fastSteps } from './paths/fast-steps';
 import { reaskUnusable } from './paths/reask-unusable';
+import { samplesTogether } from './paths/samples-together';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
 import { resultOf } from './result';
 import { AnswerReviewing } from './review';
@@ -52,15 +53,17 @@ const { grsReplay } = proxySinks<GrsReplaySinks>();
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   // The one place a run's generation is chosen: retiring a patch deletes its path's file.
-  const path = patched(PATCH.answerReview)
-    ? answerReview
-    : patched(PATCH.claimCheck)
-      ? claimCheck
-      : patched(PATCH.reask)
-        ? reaskUnusable
-        : patched(PATCH.fastSteps)
-          ? fastSteps
-          : beforeFastSteps;
+  const path = patched(PATCH.samplesTogether)
+    ? samplesTogether
+    : patched(PATCH.answerReview)
+      ? answerReview
+      : patched(PATCH.claimCheck)
+        ? claimCheck
+        : patched(PATCH.reask)
+          ? reaskUnusable
+          : patched(PATCH.fastSteps)
+            ? fastSteps
+            : beforeFastSteps;
   const humans = new HumanScoring();
   const reviewing = new AnswerReviewing();
   const local = proxyLocalActivities<GotActivities>({

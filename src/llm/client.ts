@@ -42,6 +42,11 @@ export interface CompletionRequest {
    * refuses it is asked for text instead, from then on for this model (decision 65).
    */
   responseFormat?: AnswerSchema;
+  /**
+   * Each sample as a request of its own, all sent at once (fan-out `perSample`: every branch is a
+   * request, served in parallel by the endpoint) instead of one request with `n = samples`.
+   */
+  oneSamplePerRequest?: boolean;
 }
 
 export interface Completion {
@@ -57,8 +62,9 @@ export interface Completion {
 
 /**
  * The one place that talks to an OpenAI-compatible endpoint. Retries are Temporal's job, so the
- * SDK's own are off. k samples are asked for with `n = k` (the prompt is paid once); an endpoint
- * that returns fewer choices than asked is topped up with further requests.
+ * SDK's own are off. k samples are asked for with `n = k` (the prompt is paid once), or as k
+ * requests sent together where `n` is not served or not wanted; an endpoint that returns fewer
+ * choices than asked is topped up with further requests.
  */
 export interface LlmClientOptions {
   /**
@@ -117,33 +123,36 @@ export class LlmClient {
     let unreportedRequests = 0;
     while (out.texts.length < req.samples) {
       const missing = req.samples - out.texts.length;
-      const n = this.endpoint.supportsN && !this.quirksOf(req.model).oneSamplePerRequest ? missing : 1;
-      const response = await this.ask(req, n, req.seed + out.requests);
-      // A proxy's error page or a cut-off body can arrive as a 200: it is a fault to retry, not an answer.
-      if (!isChatCompletion(response))
-        throw new LlmResponseError(`expected a chat completion, got ${this.quoteBodies ? describe(response) : shapeOf(response)}`);
-      out.requests += 1;
-      out.model = response.model || req.model;
-      // Some compatible servers leave out `index`; their order is then the list's.
-      const choices = response.choices
-        .map((choice, position) => ({ choice, at: typeof choice.index === 'number' ? choice.index : position }))
-        .sort((a, b) => a.at - b.at)
-        .map((c) => c.choice)
-        .slice(0, missing);
-      if (choices.length === 0) throw new LlmResponseError('the completion has no choices');
-      for (const choice of choices) {
-        const message = (choice.message ?? {}) as { content?: string | null; reasoning_content?: unknown; reasoning?: unknown };
-        const { answer, reasoning } = splitReasoning(message.content ?? '', message.reasoning_content ?? message.reasoning);
-        out.texts.push(answer);
-        out.reasoning.push(reasoning);
-        out.finishReasons.push(choice.finish_reason ?? 'unknown');
-        if (!response.usage)
-          unreported.push(message.content ?? '', reasoning && !(message.content ?? '').includes(reasoning) ? reasoning : '');
+      // Without `n` (or asked so) the missing samples go as that many requests at once, not one after another.
+      const oneEach = req.oneSamplePerRequest || !this.endpoint.supportsN || this.quirksOf(req.model).oneSamplePerRequest;
+      const responses = await this.askAll(req, oneEach ? missing : 1, oneEach ? 1 : missing, req.seed + out.requests);
+      for (const response of responses) {
+        // A proxy's error page or a cut-off body can arrive as a 200: it is a fault to retry, not an answer.
+        if (!isChatCompletion(response))
+          throw new LlmResponseError(`expected a chat completion, got ${this.quoteBodies ? describe(response) : shapeOf(response)}`);
+        out.requests += 1;
+        out.model = response.model || req.model;
+        // Some compatible servers leave out `index`; their order is then the list's.
+        const choices = response.choices
+          .map((choice, position) => ({ choice, at: typeof choice.index === 'number' ? choice.index : position }))
+          .sort((a, b) => a.at - b.at)
+          .map((c) => c.choice)
+          .slice(0, req.samples - out.texts.length);
+        if (choices.length === 0) throw new LlmResponseError('the completion has no choices');
+        for (const choice of choices) {
+          const message = (choice.message ?? {}) as { content?: string | null; reasoning_content?: unknown; reasoning?: unknown };
+          const { answer, reasoning } = splitReasoning(message.content ?? '', message.reasoning_content ?? message.reasoning);
+          out.texts.push(answer);
+          out.reasoning.push(reasoning);
+          out.finishReasons.push(choice.finish_reason ?? 'unknown');
+          if (!response.usage)
+            unreported.push(message.content ?? '', reasoning && !(message.content ?? '').includes(reasoning) ? reasoning : '');
+        }
+        if (response.usage) {
+          out.usage.promptTokens += response.usage.prompt_tokens ?? 0;
+          out.usage.completionTokens += response.usage.completion_tokens ?? 0;
+        } else unreportedRequests += 1;
       }
-      if (response.usage) {
-        out.usage.promptTokens += response.usage.prompt_tokens ?? 0;
-        out.usage.completionTokens += response.usage.completion_tokens ?? 0;
-      } else unreportedRequests += 1;
     }
     // An endpoint that reports no usage would make every call free and no budget would ever stop a run.
     if (unreportedRequests) {
@@ -155,6 +164,36 @@ export class LlmClient {
       };
     }
     return out;
+  }
+
+  /**
+   * `count` requests of `n` samples each, sent together, seeds `seed`, `seed + 1`, ... (what the same
+   * requests one after another would use). All are awaited before a failure is thrown, so none is left
+   * running unseen once the call has ended; a stream's token count is their sum.
+   */
+  private async askAll(req: CompletionRequest, count: number, n: number, seed: number): Promise<OpenAI.ChatCompletion[]> {
+    if (count === 1) return [await this.ask(req, n, seed)];
+    const received = new Array<number>(count).fill(0);
+    const settled = await Promise.allSettled(
+      received.map((_, i) =>
+        this.ask(
+          req.onTokens
+            ? {
+                ...req,
+                onTokens: (tokens) => {
+                  received[i] = tokens;
+                  req.onTokens!(received.reduce((a, b) => a + b, 0));
+                },
+              }
+            : req,
+          n,
+          seed + i,
+        ),
+      ),
+    );
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((r) => (r as PromiseFulfilledResult<OpenAI.ChatCompletion>).value);
   }
 
   /** What this endpoint has refused of a model so far: learnt from its 400s, kept for the worker's life. */

@@ -62,8 +62,8 @@ export const LlmSettings = z.strictObject({
     .describe("what a cached call reports: zero (default) or the usage it was paid for, at the run's prices"),
   /**
    * How k samples of one prompt are asked: `batched` is one call with n = k (the prompt is paid
-   * once, as in the paper's runs); `perSample` is k parallel calls of one sample each (endpoints
-   * that ignore n, or to spread a wide fan-out over several workers).
+   * once, as in the paper's runs); `perSample` is k requests of one sample each, sent together by
+   * one call (every branch its own request, as Framework of Thoughts sends them; decision 69).
    */
   fanOut: z.enum(['batched', 'perSample']).default('batched'),
   /** LLM calls one run may have in flight at once (Temporal allows 2,000 pending activities per run). */

@@ -76,6 +76,8 @@ export const PATCH = {
   claimCheck: 'claim-check',
   /** The best answer is reviewed by the engine (document merges: sources, disagreements), and may wait for a person's decisions. */
   answerReview: 'answer-review',
+  /** Fan-out perSample: a step's k samples are one call that sends k single-sample requests together. */
+  samplesTogether: 'samples-together',
 } as const;
 
 /** How long a run waits for a person's decisions on disagreements before the merge stands as written (`review.timeoutSeconds`). */

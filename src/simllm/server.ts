@@ -323,6 +323,8 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       return sendJson(res, 200, { object: 'list', data: [{ id: SIM_MODEL, object: 'model', created: 0, owned_by: 'durable-got' }] });
     }
     if (req.method === 'GET' && path === '/stats') return sendJson(res, 200, snapshot());
+    // Every request's arrival and end, for benchmarks that place a run's calls on a time line.
+    if (req.method === 'GET' && path === '/requests') return sendJson(res, 200, log);
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       throw new RequestError(404, `Unknown endpoint ${req.method} ${path}.`);
     }

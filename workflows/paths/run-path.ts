@@ -49,4 +49,6 @@ export interface RunPath {
   readonly boundsInlineBytes: boolean;
   /** The best answer of a task that reviews its answers is reviewed once the graph is done (`AnswerReviewing`). */
   readonly reviewsAnswers?: boolean;
+  /** Fan-out perSample makes one call per step whose k samples go as k requests together, not k calls. */
+  readonly samplesInOneCall?: boolean;
 }

@@ -76,9 +76,9 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
     seed,
     ...(ctx.checks.length ? { checks: ctx.checks } : {}),
   });
-  // Batched: one call asks for all k samples (n = k, the prompt paid once). Per sample: k calls of one
-  // sample each, run in parallel (for endpoints without `n`, or to spread one fan-out over workers).
-  const perSample = request.llm.fanOut === 'perSample' && samples > 1;
+  // Batched: one call asks for all k samples (n = k, the prompt paid once). Per sample: k requests of
+  // one sample each, sent together by one call (since `samples-together`); before it, k calls.
+  const perSample = request.llm.fanOut === 'perSample' && samples > 1 && !ctx.path.samplesInOneCall;
   const calls = perSample
     ? Array.from({ length: samples }, (_, j) => ({
         key: `${key}-s${j}`,
