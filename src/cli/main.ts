@@ -205,7 +205,7 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     )
     .option('--cache', "reuse responses from the worker's response cache and keep new ones (a rerun then costs nothing)", false)
     .addOption(
-      new Option('--fan-out <mode>', 'k samples as one call with n = k (batched) or k parallel calls (perSample)')
+      new Option('--fan-out <mode>', 'k samples as one request with n = k (batched) or k requests sent together (perSample)')
         .choices(['batched', 'perSample'])
         .default('batched'),
     )
