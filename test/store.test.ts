@@ -211,9 +211,8 @@ describe('a fan-out whose inline inputs would overflow one workflow task', () =>
     const request: RunRequestInput = {
       task: 'doc-merge',
       problem: { documents },
-      // Ten calls at once, each carrying both documents: 6 MB if they were all started together.
-      goo: { operations: [{ id: 'merge', type: 'generate', prompt: 'merge', k: 10 }] },
-      llm: { fanOut: 'perSample' },
+      // Ten calls at once (ten independent merges), each carrying both documents: 6 MB if they were all started together.
+      goo: { operations: Array.from({ length: 10 }, (_, i) => ({ id: `merge-${i}`, type: 'generate' as const, prompt: 'merge', k: 1 })) },
     };
     h.llm.resetStats();
     // A workflow task too large to send would be retried forever: this would not return.
