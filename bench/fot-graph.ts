@@ -19,9 +19,9 @@ import type { GoO } from '../src/goo/schema';
 import type { SimRequestRecord } from '../src/simllm/server';
 import { cpuCheckMs } from './calibration';
 import { llmDepth } from './critical-path';
-import { replaceSection } from './sections';
+import { replaceSection, table } from './sections';
 import { median } from './stats';
-import { type BenchEnv, startBenchEnv, startRemoteLlm } from './support';
+import { type BenchEnv, eventMs, shellFreeEnv, startBenchEnv, startRemoteLlm } from './support';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const GOO_FILE = join(ROOT, '..', 'shared', 'data', 'fot-got-sorting-128.goo.json');
@@ -45,14 +45,10 @@ interface Timeline {
   ownMs?: number;
 }
 
-function epochMs(t: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
-  return Number(t?.seconds ?? 0) * 1000 + Math.round((t?.nanos ?? 0) / 1e6);
-}
-
 /** The run's start by the server's clock and its requests, from the simulator's log within [from, to]. */
 async function place(client: Client, workflowId: string, log: SimRequestRecord[], from: number, to: number) {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  const startedAt = epochMs(history.events?.[0]?.eventTime);
+  const startedAt = eventMs(history.events![0]!);
   const mine = log.filter((r) => r.at >= from && r.at <= to && r.endedAt !== undefined);
   if (!mine.length) throw new Error(`no request of ${workflowId} reached the simulator`);
   return {
@@ -66,21 +62,12 @@ async function place(client: Client, workflowId: string, log: SimRequestRecord[]
 /** The run request exactly as `got run` would send it (its own dry run). */
 function requestOf(): unknown {
   const args = ['bin/got.js', 'run', ...runArgs(), '--dry-run'];
-  const out = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env: cleanEnv() });
+  const out = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env: shellFreeEnv() });
   if (out.status !== 0) throw new Error(`got run --dry-run failed: ${out.stderr}`);
   return JSON.parse(out.stdout);
 }
 
 const runArgs = () => ['--task', 'sorting', '--size', '128', '--goo', GOO_FILE, '--fan-out', 'perSample', '--no-progress'];
-
-/** Nothing from the shell (a codec key, an endpoint, a rate limit) may change what is measured. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_'),
-    ),
-  );
-}
 
 /** The workflow shape: a worker that is already up, the run started and awaited by a client. */
 async function workflowRun(env: BenchEnv, taskQueue: string, request: unknown, latencyMs: number, i: number): Promise<Timeline> {
@@ -108,7 +95,7 @@ async function commandRun(env: BenchEnv, baseURL: string, logOf: () => Promise<S
     ['bin/got.js', 'run', ...runArgs(), '--llm', 'endpoint', '--json', '--workflow-id', workflowId],
     {
       cwd: ROOT,
-      env: { ...cleanEnv(), TEMPORAL_ADDRESS: env.server.address, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'sim' },
+      env: { ...shellFreeEnv(), TEMPORAL_ADDRESS: env.server.address, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'sim' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -222,15 +209,6 @@ export async function measureFotGraph(runs: number, log: (line: string) => void 
     }
   }
   return rows;
-}
-
-function table(rows: FotRow[]): string {
-  const keys = Object.keys(rows[0]!) as (keyof FotRow)[];
-  return [
-    `| ${keys.join(' | ')} |`,
-    `|${keys.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${keys.map((k) => r[k]).join(' | ')} |`),
-  ].join('\n');
 }
 
 async function main() {

@@ -7,7 +7,7 @@ import { type FootprintRow, measureFootprint } from './footprint';
 import { LONG_MERGES, type LongMergeRow, measureLongMerges, measureStoreOverhead, type StoreOverheadRow } from './long-merge';
 import { type MetricsOverheadRow, measureMetricsOverhead } from './metrics';
 import { measureOverhead, measureSpeedup, measureThroughput } from './perf';
-import { replaceSection } from './sections';
+import { replaceSection, table } from './sections';
 import { measureStartup, type StartupRow } from './startup';
 import { measureStepCost } from './step-cost';
 import type { StepFloorRow } from './step-floor';
@@ -22,15 +22,6 @@ const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 const ALONE = ['startup', 'floor', 'long-merge', 'store', 'metrics'];
 if (only !== undefined && !ALONE.includes(only))
   throw new Error(`--only ${only}: the stages that run alone are ${ALONE.map((s) => `"${s}"`).join(', ')}`);
-
-function table<T extends object>(rows: T[]): string {
-  const keys = Object.keys(rows[0] ?? {}) as (keyof T)[];
-  return [
-    `| ${keys.join(' | ')} |`,
-    `|${keys.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${keys.map((k) => String(r[k])).join(' | ')} |`),
-  ].join('\n');
-}
 
 const log = (line: string) => console.error(line);
 const started = Date.now();

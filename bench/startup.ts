@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
+import { shellFreeEnv } from './support';
 
 /**
  * How long the compiled programs take to start (decision 22): `got --help`, a one-call run end to
@@ -76,13 +77,7 @@ export async function measureStartup(runs = 5): Promise<StartupRow[]> {
   if (build.status !== 0) throw new Error('npm run build failed');
   const server = await startDevServer({ binary: await ensureTemporalCli(), port: await freePort(), ui: false });
   try {
-    // Nothing from the shell (a codec key, an endpoint, a rate limit) may change what is measured.
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_'),
-      ),
-    );
-    const env = { ...inherited, TEMPORAL_ADDRESS: server.address };
+    const env = { ...shellFreeEnv(), TEMPORAL_ADDRESS: server.address };
     return [
       await measure('`got --help`', STARTUP_TARGETS.help, runs, () => timeProcess(['bin/got.js', '--help'], env)),
       await measure('`got run --task sorting --scheme io --size 32`, end to end', STARTUP_TARGETS.ioRun, runs, () =>

@@ -5,7 +5,7 @@ import type { Grs } from '../src/grs/types';
 import type { RunRequestInput } from '../src/run/request';
 import { TASKS } from '../src/tasks/registry';
 import { median } from './stats';
-import { startBenchEnv } from './support';
+import { eventMs, startBenchEnv } from './support';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -23,7 +23,6 @@ function chain(depth: number): GoO {
   return { version: 1, operations };
 }
 
-const millis = (e: HistoryEvent) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /**
@@ -62,7 +61,7 @@ export async function measureStepCost(
       const grs: Grs = (await resultOf(handle)).grs;
       walls.push(performance.now() - started);
       const events = (await handle.fetchHistory()).events!;
-      const at = (kind: keyof HistoryEvent) => events.filter((e) => e[kind]).map(millis);
+      const at = (kind: keyof HistoryEvent) => events.filter((e) => e[kind]).map(eventMs);
       const scheduled = at('activityTaskScheduledEventAttributes');
       const completed = at('activityTaskCompletedEventAttributes');
       const taskStarted = at('workflowTaskStartedEventAttributes');

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { LlmStep } from '../activities';
 import { startCheckedRun } from '../src/client/runs';
@@ -15,8 +14,7 @@ import { startSimulatedLlm } from '../src/simllm/server';
 import { TASKS } from '../src/tasks/registry';
 import { createGotWorker } from '../worker/create';
 import { median } from './stats';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+import { eventMs } from './support';
 
 /** One way of running a chain of dependent LLM calls, and what each step cost. */
 export interface StepFloorRow {
@@ -30,7 +28,6 @@ export interface StepFloorRow {
 }
 
 const FLOOR_BUNDLE = fileURLToPath(new URL('./workflows/floor.ts', import.meta.url));
-const millis = (e: HistoryEvent) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 function chain(depth: number): GoO {
@@ -132,8 +129,8 @@ export async function measureStepFloor(latencyMs = 50, depth = 8, runs = 7): Pro
         s.workerTask.sum += taskAfter.sum - taskBefore.sum;
         s.workerTask.count += taskAfter.count - taskBefore.count;
         const events = (await client.workflow.getHandle(handle.workflowId).fetchHistory()).events!;
-        const started_ = events.filter((e) => e.workflowTaskStartedEventAttributes).map(millis);
-        const completed = events.filter((e) => e.workflowTaskCompletedEventAttributes).map(millis);
+        const started_ = events.filter((e) => e.workflowTaskStartedEventAttributes).map(eventMs);
+        const completed = events.filter((e) => e.workflowTaskCompletedEventAttributes).map(eventMs);
         completed.forEach((c, j) => {
           s.task.push(c - started_[j]!);
         });

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
@@ -133,13 +134,8 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}, dataConverte
     async workerProcess(taskQueue, extra = {}) {
       // The bench sets the worker up itself: settings from the shell (a codec key, rate limits) would
       // make it differ from the in-process workers, or leave the bench's plain client unable to read its runs.
-      const inherited = Object.fromEntries(
-        Object.entries(process.env).filter(
-          ([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_'),
-        ),
-      );
       const env = {
-        ...inherited,
+        ...shellFreeEnv(),
         TEMPORAL_ADDRESS: server.address,
         GOT_TASK_QUEUE: taskQueue,
         OPENAI_BASE_URL: llm.baseURL,
@@ -158,6 +154,22 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}, dataConverte
   };
   return env;
 }
+
+/**
+ * This process's environment without the project's own settings (GOT_*, TEMPORAL_*, OPENAI_*):
+ * nothing from the shell (a codec key, an endpoint, a rate limit) may change what a bench measures.
+ */
+export function shellFreeEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('GOT_') && !name.startsWith('TEMPORAL_') && !name.startsWith('OPENAI_'),
+    ),
+  );
+}
+
+/** When the server recorded a history event, in ms since the epoch. */
+export const eventMs = (e: temporal.api.history.v1.IHistoryEvent): number =>
+  Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
 
 export function machine(): string {
   return `${process.platform} ${process.arch}, ${(globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? '?'} cores, Node ${process.version}`;
