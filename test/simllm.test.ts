@@ -214,3 +214,147 @@ describe('simulated LLM server', () => {
     expect(sim.stats()).toEqual(stats);
   });
 });
+
+describe('simulated LLM per-minute limits', () => {
+  let sim: SimulatedLlm;
+  const messages = [{ role: 'user', content: sortPrompt(randomList(32, 42)) }];
+  interface Reply {
+    status: number;
+    headers: Headers;
+    body: {
+      usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+      error?: { message: string; type: string; code: string | null };
+    };
+  }
+  const post = async (body: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Reply> => {
+    const res = await fetch(`${sim.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim-got-1', messages, ...body }),
+      signal,
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Reply['body'] };
+  };
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  // One request's prompt and completion tokens, measured without limits; max tokens of 4× the
+  // completion reserve far more than a request uses, so settlement has something to refund.
+  let prompt = 0;
+  let used = 0;
+  let maxTokens = 0;
+  let reserved = 0;
+
+  beforeAll(async () => {
+    sim = await startSimulatedLlm({ seed: 1 });
+    const { usage } = (await post()).body;
+    prompt = usage!.prompt_tokens;
+    used = usage!.total_tokens;
+    maxTokens = 4 * usage!.completion_tokens;
+    reserved = prompt + maxTokens;
+  });
+  afterAll(() => sim.close());
+  beforeEach(() => {
+    sim.setLatency(0);
+    sim.setLimits(undefined);
+    sim.resetStats();
+  });
+
+  it('refuses a request beyond the token limit with a 429 and answers it after Retry-After', async () => {
+    // The bucket holds one reservation; refilled in a second.
+    const tokensPerMinute = 60 * reserved;
+    sim.setLimits({ tokensPerMinute, burstSeconds: 1 });
+    expect((await post({ max_tokens: maxTokens })).status).toBe(200);
+    const refused = await post({ max_tokens: maxTokens });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ type: 'tokens', code: 'rate_limit_exceeded' });
+    expect(refused.body.error!.message).toMatch(
+      new RegExp(
+        `^Rate limit reached for sim-got-1 on tokens per min \\(TPM\\): Limit ${tokensPerMinute}, Used \\d+, Requested ${reserved}\\. Please try again in [\\d.]+m?s\\.$`,
+      ),
+    );
+    const h = refused.headers;
+    expect(h.get('retry-after')).toBe('1');
+    const retryMs = Number(h.get('retry-after-ms'));
+    expect(retryMs).toBeGreaterThan(0);
+    expect(retryMs).toBeLessThanOrEqual(1000);
+    expect(h.get('x-ratelimit-limit-tokens')).toBe(String(tokensPerMinute));
+    expect(Number(h.get('x-ratelimit-remaining-tokens'))).toBeLessThan(reserved);
+    expect(h.get('x-ratelimit-limit-requests')).toBeNull();
+    expect(sim.stats()).toMatchObject({ requests: 2, completions: 1, rateLimited: 1, faults: {}, tokensServed: used });
+    expect(sim.requestLog()[1]).toMatchObject({ outcome: 'status', limited: true });
+
+    await sleep(retryMs);
+    expect((await post({ max_tokens: maxTokens })).status).toBe(200);
+    expect(sim.stats()).toMatchObject({ rateLimited: 1, tokensServed: 2 * used });
+    expect(sim.requestLog()[2]).toMatchObject({ outcome: 'answered', tokens: used });
+  });
+
+  it('settles a reservation to the tokens used, so unused max tokens are refunded', async () => {
+    // Room for one reservation and one request's real usage: two reservations only fit with the refund.
+    sim.setLimits({ tokensPerMinute: 60 * (reserved + used), burstSeconds: 1 });
+    expect((await post({ max_tokens: maxTokens })).status).toBe(200);
+    expect((await post({ max_tokens: maxTokens })).status).toBe(200);
+    const third = await post({ max_tokens: maxTokens });
+    expect(third.status).toBe(429);
+    // What is left is the bucket less two requests' real usage (plus a few ms of refill).
+    const remaining = Number(third.headers.get('x-ratelimit-remaining-tokens'));
+    expect(remaining).toBeGreaterThanOrEqual(reserved - used - 1);
+    expect(remaining).toBeLessThan(reserved);
+    expect(sim.stats()).toMatchObject({ rateLimited: 1, tokensServed: 2 * used });
+  });
+
+  it('settles a request the client hangs up on to its prompt tokens', async () => {
+    // A bucket of one reservation and one prompt: the next reservation fits only if the abandoned
+    // request kept no more than its prompt.
+    sim.setLimits({ tokensPerMinute: 30 * (reserved + prompt), burstSeconds: 2 });
+    sim.setLatency(1000);
+    await expect(post({ max_tokens: maxTokens }, AbortSignal.timeout(50))).rejects.toThrow();
+    while (sim.requestLog()[0]?.outcome !== 'abandoned') await sleep(10);
+    sim.setLatency(0);
+    expect((await post({ max_tokens: maxTokens })).status).toBe(200);
+    expect(sim.requestLog()[0]!.tokens).toBeUndefined();
+    expect(sim.stats()).toMatchObject({ rateLimited: 0, tokensServed: used });
+  });
+
+  it('refuses requests beyond the requests limit', async () => {
+    // Two requests at once, two more each second.
+    sim.setLimits({ requestsPerMinute: 120, burstSeconds: 1 });
+    expect((await post()).status).toBe(200);
+    expect((await post()).status).toBe(200);
+    const refused = await post();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded' });
+    expect(refused.body.error!.message).toMatch(/on requests per min \(RPM\): Limit 120, Used \d+, Requested 1\./);
+    expect(refused.headers.get('x-ratelimit-limit-requests')).toBe('120');
+    expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(refused.headers.get('x-ratelimit-limit-tokens')).toBeNull();
+    const retryMs = Number(refused.headers.get('retry-after-ms'));
+    expect(retryMs).toBeLessThanOrEqual(500);
+    await sleep(retryMs);
+    expect((await post()).status).toBe(200);
+    expect(sim.stats()).toMatchObject({ requests: 4, completions: 3, rateLimited: 1 });
+  });
+
+  it('takes limits as an option, and setLimits(undefined) lifts them', async () => {
+    const limited = await startSimulatedLlm({ seed: 1, limits: { requestsPerMinute: 60, burstSeconds: 1 } });
+    try {
+      const call = () =>
+        fetch(`${limited.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'sim-got-1', messages }),
+        }).then((res) => res.status);
+      expect(await call()).toBe(200);
+      expect(await call()).toBe(429);
+      limited.setLimits(undefined);
+      expect([await call(), await call(), await call()]).toEqual([200, 200, 200]);
+      expect(limited.stats().rateLimited).toBe(1);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('refuses limits that are not positive numbers', () => {
+    expect(() => sim.setLimits({ tokensPerMinute: 0 })).toThrow(/tokensPerMinute must be a positive number/);
+    expect(() => sim.setLimits({ requestsPerMinute: Number.NaN })).toThrow(RangeError);
+  });
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../src/goo/validate';
-import { DEFAULT_TASK_QUEUE } from '../src/run/wire';
+import type { RateLimits } from '../src/limits/buckets';
+import { DEFAULT_LIMIT_SCOPE, DEFAULT_TASK_QUEUE, LIMIT_SCOPES, type LimitScope } from '../src/run/wire';
 
 /** A Prometheus endpoint's address: `host:port`, `[v6 address]:port`. */
 const MetricsAddress = z
@@ -36,9 +37,13 @@ export const WorkerConfig = z.object({
   GOT_LLM_SUPPORTS_N: z.enum(['true', 'false']).default('true'),
   /** "true": ask for answers as streams (heartbeats on tokens; a stall, not a long answer, times out). */
   GOT_LLM_STREAM: z.enum(['true', 'false']).default('false'),
-  /** A provider's quota for this worker: requests and tokens per minute (unset: no limit). */
-  GOT_LLM_RPM: z.coerce.number().positive().optional(),
-  GOT_LLM_TPM: z.coerce.number().positive().optional(),
+  /** A provider's quota: requests and tokens per minute (unset: no limit). */
+  GOT_LLM_RPM: unsetWhenEmpty(z.coerce.number().positive().optional()),
+  GOT_LLM_TPM: unsetWhenEmpty(z.coerce.number().positive().optional()),
+  /** Seconds' worth of the quota that may go at once after a quiet spell (default 60, as providers allow). */
+  GOT_LLM_LIMIT_BURST_SECONDS: unsetWhenEmpty(z.coerce.number().positive().optional()),
+  /** `shared`: the quota is the account's, held across every worker calling the endpoint (decision 70); `worker`: each worker's own. */
+  GOT_LLM_LIMIT_SCOPE: z.enum(LIMIT_SCOPES).default(DEFAULT_LIMIT_SCOPE),
   /** The same request quota shared by all workers of the task queue, enforced by the server (activities per second). */
   GOT_TASK_QUEUE_RPS: z.coerce.number().positive().optional(),
   GOT_CACHE_DIR: z.string().optional(),
@@ -58,6 +63,21 @@ export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
 export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   return parseOrThrow(WorkerConfig, env, 'worker environment');
+}
+
+/** The provider's quota and whose calls it holds (GOT_LLM_RPM, GOT_LLM_TPM, GOT_LLM_LIMIT_*): the worker's and the CLI's in-process worker's. */
+export function rateLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): { rateLimits: RateLimits; limitScope: LimitScope } {
+  const config = parseOrThrow(
+    WorkerConfig.pick({ GOT_LLM_RPM: true, GOT_LLM_TPM: true, GOT_LLM_LIMIT_BURST_SECONDS: true, GOT_LLM_LIMIT_SCOPE: true }),
+    env,
+    'environment',
+  );
+  const rateLimits: RateLimits = {
+    ...(config.GOT_LLM_RPM ? { requestsPerMinute: config.GOT_LLM_RPM } : {}),
+    ...(config.GOT_LLM_TPM ? { tokensPerMinute: config.GOT_LLM_TPM } : {}),
+    ...(config.GOT_LLM_LIMIT_BURST_SECONDS ? { burstSeconds: config.GOT_LLM_LIMIT_BURST_SECONDS } : {}),
+  };
+  return { rateLimits, limitScope: config.GOT_LLM_LIMIT_SCOPE };
 }
 
 /** Whether and where traces go (`GOT_OTEL_TRACES`), for the CLI and `got doctor`, which read nothing else of the worker's settings. */

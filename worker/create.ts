@@ -6,9 +6,12 @@ import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from 
 import { createActivities } from '../activities';
 import { createTuneActivities } from '../activities/tune';
 import { payloadStoreOf } from '../src/codec/data-converter';
+import { isLimited } from '../src/limits/buckets';
+import { SharedRateLimiter } from '../src/limits/shared-limiter';
 import { FileResponseCache } from '../src/llm/cache';
 import { LlmClient, type LlmEndpoint } from '../src/llm/client';
 import type { RateLimits } from '../src/llm/rate-limit';
+import type { LimitScope } from '../src/run/wire';
 import type { Tracing } from '../src/telemetry/traces';
 import { bundleWorkflowsFromSource, prebuiltWorkflowBundle, WORKFLOWS_PATH, workflowCodeOption } from './bundle';
 
@@ -24,8 +27,10 @@ export interface GotWorkerOptions {
   taskQueue: string;
   llm: LlmEndpoint;
   maxConcurrentActivities?: number;
-  /** Requests and tokens per minute this worker may send to the LLM. */
+  /** The provider's requests and tokens per minute. */
   rateLimits?: RateLimits;
+  /** Whose calls `rateLimits` hold: every worker's on this endpoint and key together (`shared`), or this worker's (default here: `worker`). */
+  limitScope?: LimitScope;
   /** Activities per second for the whole task queue (all workers): a provider's request quota shared by a fleet. */
   taskQueueActivitiesPerSecond?: number;
   /** The response cache's folder (runs opt in with `llm.cache`); default: the user-level cache. */
@@ -67,7 +72,7 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     activities: {
       ...createActivities({
         // Failure messages stay plain under encryption: then they quote nothing an endpoint sent back.
-        llm: new LlmClient(o.llm, o.rateLimits, { quoteBodies: !o.dataConverter?.payloadCodecs?.length }),
+        llm: new LlmClient(o.llm, limiterOf(o), { quoteBodies: !o.dataConverter?.payloadCodecs?.length }),
         cache: new FileResponseCache(o.cacheDir ?? defaultCacheDir()),
         store,
       }),
@@ -90,4 +95,11 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     // The Controller reports GRS facts only while replaying, for `inspect`; an ordinary worker ignores them.
     sinks: { grsReplay: { fact: { fn: () => undefined, callDuringReplay: false } } },
   });
+}
+
+/** The worker's limits as its client holds them: alone, or through the endpoint's shared limit workflow. */
+function limiterOf(o: GotWorkerOptions): RateLimits | SharedRateLimiter {
+  const limits = o.rateLimits ?? {};
+  if (o.limitScope !== 'shared' || !isLimited(limits)) return limits;
+  return new SharedRateLimiter({ endpoint: o.llm, limits, taskQueue: o.taskQueue });
 }

@@ -390,9 +390,18 @@ server
     );
   });
 
+/** A positive number, fractions allowed (a rate per minute, a number of seconds). */
+const positiveNumber = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !(Number.isFinite(n) && n > 0)) throw new InvalidArgumentError(`${name} must be a positive number`);
+  return n;
+};
+
 program
   .command('sim-llm')
-  .description('serve the simulated OpenAI-compatible LLM in the foreground (for workers started with npm run worker)')
+  .description(
+    'serve the simulated OpenAI-compatible LLM in the foreground (for workers started with npm run worker); with --rpm/--tpm it answers 429 beyond that quota, as OpenAI does',
+  )
   .option('--host <ip>', 'interface to listen on', '127.0.0.1')
   .option('--port <n>', 'port', int('--port'), 8000)
   .option('--latency <ms>', 'latency per request', int('--latency'), 0)
@@ -401,13 +410,30 @@ program
     'document merging: chance per merged paragraph of a sentence no source has, 0 to 1 (env GOT_SIM_INVENT; default 0)',
     share('--invent'),
   )
-  .action(async (o: { host: string; port: number; latency: number; invent?: number }) => {
-    const { inventShareFromEnv, startSimulatedLlm } = await import('../simllm/server');
-    const inventShare = o.invent ?? inventShareFromEnv();
-    const sim = await startSimulatedLlm({ host: o.host, port: o.port, latencyMs: o.latency, inventShare });
-    log(`Simulated LLM at ${sim.baseURL} (use OPENAI_BASE_URL=${sim.baseURL}); Ctrl-C stops it.`);
-    await new Promise<void>((resolve) => process.once('SIGINT', () => void sim.close().then(resolve)));
-  });
+  .option('--rpm <n>', 'refuse requests beyond this many per minute with a 429 (default: no limit)', positiveNumber('--rpm'))
+  .option(
+    '--tpm <n>',
+    'refuse requests beyond this many tokens per minute (prompt + n × max tokens, settled to the real usage) with a 429',
+    positiveNumber('--tpm'),
+  )
+  .option(
+    '--limit-burst-seconds <s>',
+    "how many seconds' worth of --rpm/--tpm may go at once after a quiet spell (default 60: a minute's quota)",
+    positiveNumber('--limit-burst-seconds'),
+  )
+  .action(
+    async (o: { host: string; port: number; latency: number; invent?: number; rpm?: number; tpm?: number; limitBurstSeconds?: number }) => {
+      const { inventShareFromEnv, startSimulatedLlm } = await import('../simllm/server');
+      const inventShare = o.invent ?? inventShareFromEnv();
+      const limits = { requestsPerMinute: o.rpm, tokensPerMinute: o.tpm, burstSeconds: o.limitBurstSeconds };
+      const sim = await startSimulatedLlm({ host: o.host, port: o.port, latencyMs: o.latency, inventShare, limits });
+      const quota = [o.rpm && `${o.rpm} requests`, o.tpm && `${o.tpm} tokens`].filter(Boolean).join(' and ');
+      log(
+        `Simulated LLM at ${sim.baseURL} (use OPENAI_BASE_URL=${sim.baseURL})${quota ? `, limited to ${quota} per minute` : ''}; Ctrl-C stops it.`,
+      );
+      await new Promise<void>((resolve) => process.once('SIGINT', () => void sim.close().then(resolve)));
+    },
+  );
 
 addLocalLlmCommand(program, log);
 addClusterCommand(program, log);

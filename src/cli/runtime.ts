@@ -1,6 +1,6 @@
 import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { tracesFromEnv } from '../../worker/config';
+import { rateLimitsFromEnv, tracesFromEnv } from '../../worker/config';
 import { createGotWorker } from '../../worker/create';
 import { installQuietRuntime } from '../../worker/logging';
 import { dataConverterFromEnv } from '../codec/data-converter';
@@ -135,6 +135,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
         namespace,
         taskQueue: o.taskQueue,
         llm: endpoint,
+        // A quota set for the endpoint holds here too; the simulator and the local model have none.
+        ...(simulated || source === 'local' ? {} : rateLimitsFromEnv()),
         ...(dataConverter ? { dataConverter } : {}),
         ...(tracing ? { tracing } : {}),
       });

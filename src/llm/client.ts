@@ -4,9 +4,9 @@ import { DEFAULT_STALL_SECONDS } from '../run/wire';
 import type { AnswerSchema } from '../tasks/answer-schema';
 import type { ChatMessage } from '../tasks/task';
 import { chatPromptTokens, estimateUsage, splitReasoning } from './answers';
-import { LlmResponseError, LlmStalledError } from './errors';
+import { LlmResponseError, LlmStalledError, retryAfterMs } from './errors';
 import { createLlmFetch } from './http';
-import { RateLimiter, type RateLimits } from './rate-limit';
+import { type CallLimiter, RateLimiter, type RateLimits } from './rate-limit';
 
 export interface LlmEndpoint {
   baseURL: string;
@@ -77,13 +77,13 @@ export interface LlmClientOptions {
 
 export class LlmClient {
   private readonly openai: OpenAI;
-  private readonly limiter: RateLimiter;
+  private readonly limiter: CallLimiter;
   private readonly quoteBodies: boolean;
   private readonly quirks = new Map<string, EndpointQuirks>();
 
   constructor(
     readonly endpoint: LlmEndpoint,
-    limits: RateLimits = {},
+    limits: RateLimits | CallLimiter = {},
     o: LlmClientOptions = {},
   ) {
     this.quoteBodies = o.quoteBodies ?? true;
@@ -97,17 +97,25 @@ export class LlmClient {
           ...(endpoint.azure.deployment ? { deployment: endpoint.azure.deployment } : {}),
         })
       : new OpenAI({ ...common, baseURL: endpoint.baseURL });
-    this.limiter = new RateLimiter(limits);
+    this.limiter = 'acquire' in limits ? limits : new RateLimiter(limits);
   }
 
   async complete(req: CompletionRequest): Promise<Completion> {
     if (!this.limiter.limited) return this.request(req);
     // The tokenizer costs ~0.3 s of CPU to load: only a worker with a token or request limit needs it.
     const estimate = estimateTokens(req, (await import('gpt-tokenizer')).encode);
-    await this.limiter.acquire(estimate, req.signal);
-    const completion = await this.request(req);
-    this.limiter.settle(estimate, completion.usage.promptTokens + completion.usage.completionTokens);
-    return completion;
+    // Samples sent as requests of their own count as that many requests.
+    const requests = req.oneSamplePerRequest || !this.endpoint.supportsN ? req.samples : 1;
+    await this.limiter.acquire(estimate, req.signal, requests);
+    try {
+      const completion = await this.request(req);
+      this.limiter.settle(estimate, completion.usage.promptTokens + completion.usage.completionTokens);
+      return completion;
+    } catch (error) {
+      // A refusal pauses every call the limiter holds until the provider's Retry-After, not just this one's retry.
+      if (error instanceof OpenAI.APIError && error.status === 429) this.limiter.refused(retryAfterMs(error.headers) ?? 1_000);
+      throw error;
+    }
   }
 
   private async request(req: CompletionRequest): Promise<Completion> {

@@ -1,68 +1,51 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isLimited, type RateLimits, TokenBuckets } from '../limits/buckets';
 
-export interface RateLimits {
-  /** Requests per minute this worker may send (a provider quota), or undefined for no limit. */
-  requestsPerMinute?: number;
-  /** Tokens (prompt + completion) per minute, or undefined for no limit. */
-  tokensPerMinute?: number;
-  /** How much may be sent at once after a quiet spell, in seconds' worth of the rates (default 60: a minute's quota). */
-  burstSeconds?: number;
+export type { RateLimits } from '../limits/buckets';
+
+/**
+ * What keeps calls inside a provider's quota: a call reserves one request and its estimated tokens
+ * before it is sent, settles the difference once the real usage is known, and reports a refusal (429)
+ * so that no call follows before the provider's Retry-After.
+ */
+export interface CallLimiter {
+  readonly limited: boolean;
+  /** Waits until `requests` requests (default 1) and `estimatedTokens` fit. */
+  acquire(estimatedTokens: number, signal?: AbortSignal, requests?: number): Promise<void>;
+  settle(estimatedTokens: number, actualTokens: number): void;
+  refused(retryAfterMs: number): void;
 }
 
 /**
- * Keeps a worker inside a provider's quota: calls wait for room instead of storming the endpoint
- * and collecting 429s. Two token buckets (requests, tokens) refill continuously; a call reserves its
- * estimated tokens up front and settles the difference when the real usage is known.
+ * One worker's limiter: calls wait for room instead of storming the endpoint and collecting 429s.
+ * With several workers on one account, each would allow the whole quota; the shared limiter
+ * (`src/limits/shared-limiter.ts`) holds it across all of them.
  */
-export class RateLimiter {
-  private requests: number;
-  private tokens: number;
-  private last = Date.now();
-
-  private readonly burst: number;
+export class RateLimiter implements CallLimiter {
+  private readonly buckets: TokenBuckets;
 
   constructor(readonly limits: RateLimits) {
-    this.burst = (limits.burstSeconds ?? 60) / 60;
-    this.requests = this.capacity(limits.requestsPerMinute);
-    this.tokens = this.capacity(limits.tokensPerMinute);
-  }
-
-  private capacity(perMinute: number | undefined): number {
-    return perMinute === undefined ? Infinity : Math.max(1, perMinute * this.burst);
+    this.buckets = new TokenBuckets(limits, Date.now());
   }
 
   get limited(): boolean {
-    return this.limits.requestsPerMinute !== undefined || this.limits.tokensPerMinute !== undefined;
+    return isLimited(this.limits);
   }
 
-  private refill(): void {
-    const now = Date.now();
-    const minutes = (now - this.last) / 60_000;
-    this.last = now;
-    if (this.limits.requestsPerMinute)
-      this.requests = Math.min(this.capacity(this.limits.requestsPerMinute), this.requests + minutes * this.limits.requestsPerMinute);
-    if (this.limits.tokensPerMinute)
-      this.tokens = Math.min(this.capacity(this.limits.tokensPerMinute), this.tokens + minutes * this.limits.tokensPerMinute);
-  }
-
-  /** Waits until one request and `estimatedTokens` fit (a call larger than the whole bucket waits for a full one). */
-  async acquire(estimatedTokens: number, signal?: AbortSignal): Promise<void> {
-    const tokens = Math.min(estimatedTokens, this.capacity(this.limits.tokensPerMinute));
-    for (;;) {
-      this.refill();
-      if (this.requests >= 1 && this.tokens >= tokens) {
-        this.requests -= 1;
-        this.tokens -= tokens;
-        return;
-      }
-      const needRequests = this.requests >= 1 ? 0 : ((1 - this.requests) / this.limits.requestsPerMinute!) * 60_000;
-      const needTokens = this.tokens >= tokens ? 0 : ((tokens - this.tokens) / this.limits.tokensPerMinute!) * 60_000;
-      await sleep(Math.max(10, Math.ceil(Math.max(needRequests, needTokens))), undefined, signal ? { signal } : {});
+  /** Waits until the requests and `estimatedTokens` fit (a call larger than the whole bucket waits for a full one). */
+  async acquire(estimatedTokens: number, signal?: AbortSignal, requests = 1): Promise<void> {
+    while (!this.buckets.tryTake(estimatedTokens, Date.now(), requests)) {
+      await sleep(Math.max(10, this.buckets.waitMs(estimatedTokens, Date.now(), requests)), undefined, signal ? { signal } : {});
     }
   }
 
   /** Corrects a reservation once the real token usage is known. */
   settle(estimatedTokens: number, actualTokens: number): void {
-    if (this.limits.tokensPerMinute) this.tokens -= actualTokens - Math.min(estimatedTokens, this.capacity(this.limits.tokensPerMinute));
+    this.buckets.settle(estimatedTokens, actualTokens);
+  }
+
+  /** The provider refused a call: nothing more is sent before its Retry-After. */
+  refused(retryAfterMs: number): void {
+    this.buckets.pauseUntil(Date.now() + retryAfterMs, Date.now());
   }
 }

@@ -36,6 +36,31 @@ export const STUDY_QUERY = {
   trialProgress: 'trialProgress',
 } as const;
 
+/**
+ * The shared provider limit (decision 70): one workflow per endpoint and API key holds the account's
+ * requests and tokens per minute for every worker that calls it. Its id is the prefix and a digest
+ * of the endpoint's URL and key; workers reach it by update-with-start.
+ */
+export const PROVIDER_LIMIT_WORKFLOW_TYPE = 'providerLimit';
+export const PROVIDER_LIMIT = {
+  workflowIdPrefix: 'got-provider-limit-',
+  /** Update: waits until a call's request and tokens fit (`{ id, tokens }` → `{ granted }` or `{ again }`). */
+  acquire: 'acquire',
+  /** Signal: a granted call's real usage (`{ reserved, used }`), refunding or charging the difference. */
+  settle: 'settle',
+  /** Signal: a waiting call gave up (`{ id }`), so its place is not granted to nobody. */
+  withdraw: 'withdraw',
+  /** Signal: the provider refused a call (`{ retryAfterMs }`): nothing is granted before then. */
+  refused: 'refused',
+  /** Query: the limits, the buckets' levels, calls waiting and granted (`ProviderLimitState`). */
+  state: 'limitState',
+} as const;
+
+/** Whose calls a worker's GOT_LLM_RPM / GOT_LLM_TPM hold: every worker's together (the account's limit), or this worker's alone. */
+export const LIMIT_SCOPES = ['shared', 'worker'] as const;
+export type LimitScope = (typeof LIMIT_SCOPES)[number];
+export const DEFAULT_LIMIT_SCOPE: LimitScope = 'shared';
+
 /** Update names the Controller accepts. */
 export const UPDATE = {
   /** A person's scores for a waiting human Score operation (`HumanScores` → `{ accepted }`). */

@@ -11,10 +11,13 @@
  * endpoints do wrong: error statuses with Retry-After, resets, answers slower than any timeout,
  * garbage bodies, and empty, truncated, unparseable or refused answers. A retried request gets the
  * answers it would have got without the fault, so a run with faults ends as a run without them.
+ *
+ * Per-minute limits (`./quota`), when set, refuse what exceeds an account's quota with OpenAI's 429.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type RateLimits, TokenBuckets } from '../limits/buckets';
 import { SIMULATED_MODEL } from '../run/wire';
 import { hashSeed, seededRandom } from '../util/random';
 import {
@@ -32,9 +35,11 @@ import {
   type SimFaultRateOptions,
   type SimFaultRates,
 } from './faults';
+import { checkedLimits, quotaRefusal } from './quota';
 import { recognise, type SimSettings } from './responders';
 import { inSchema, requestedSchema } from './structured';
 
+export type { RateLimits } from '../limits/buckets';
 export type { AnswerFault, HttpFault, SimFault, SimFaultRateOptions, SimFaultRates } from './faults';
 export type { SimSettings } from './responders';
 
@@ -78,6 +83,11 @@ export interface SimLlmOptions {
    * at 0 every answer is what it always was.
    */
   inventShare?: number;
+  /**
+   * A provider's per-minute quota: a request that does not fit (one request, and its prompt tokens
+   * plus `n` × its max tokens, as the engine's client estimates a call) gets a 429 with Retry-After.
+   */
+  limits?: RateLimits;
 }
 
 export interface SimLlmStats {
@@ -90,6 +100,10 @@ export interface SimLlmStats {
   completions: number;
   /** Faults injected, by status code ("429") or kind ("reset", "slow", "empty"...). */
   faults: Record<string, number>;
+  /** Requests refused with a 429 by the per-minute limits (injected 429s count among `faults`). */
+  rateLimited: number;
+  /** Prompt and completion tokens of the answered requests. */
+  tokensServed: number;
   /** Answered requests per prompt kind, e.g. `sorting.sort`. */
   byKind: Record<string, number>;
   /** Chat completion requests being served right now, and the most at once. */
@@ -109,6 +123,10 @@ export interface SimRequestRecord {
   fault?: string;
   /** How it ended: answered, failed with an HTTP status, reset, or abandoned by the client. */
   outcome?: 'answered' | 'status' | 'reset' | 'garbage' | 'abandoned';
+  /** Refused by the per-minute limits (its outcome is 'status', a 429). */
+  limited?: boolean;
+  /** Prompt and completion tokens of an answered request. */
+  tokens?: number;
   /** When it ended (ms since epoch). */
   endedAt?: number;
   /** SHA-256 (hex) of the Authorization header: which key came, without the simulator keeping it. */
@@ -136,6 +154,8 @@ export interface SimulatedLlm {
   setFaultRates(rates: SimFaultRates | undefined, seed?: number, options?: SimFaultRateOptions): void;
   /** Drops scripted faults not yet used and the random rates. */
   clearFaults(): void;
+  /** Enforces these per-minute limits from now on, with full buckets (see `SimLlmOptions.limits`); undefined lifts them. */
+  setLimits(limits: RateLimits | undefined): void;
   /** Scripted faults not yet used. */
   pendingFaults(): number;
   /** Every chat completion request since the last `resetStats`, in arrival order. */
@@ -257,12 +277,19 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     requests: 0,
     completions: 0,
     faults: {} as Record<string, number>,
+    rateLimited: 0,
+    tokensServed: 0,
     byKind: {} as Record<string, number>,
     maxInFlight: inFlight,
   });
   let stats = fresh();
   let log: SimRequestRecord[] = [];
   const plan = new FaultPlan();
+  const bucketsFor = (limits: RateLimits | undefined) => {
+    const checked = checkedLimits(limits);
+    return checked && new TokenBuckets(checked, Date.now());
+  };
+  let buckets = bucketsFor(opts.limits);
   if (opts.faults) plan.setRates(opts.faults.rates, opts.faults.seed, opts.faults);
   const snapshot = (): SimLlmStats => ({ ...structuredClone(stats), inFlight });
   const countFault = (f: SimFault) => {
@@ -271,7 +298,12 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
   };
 
   /** The completion for a parsed request; undefined when the client hung up before it was ready (nothing is counted then). */
-  async function complete(body: ChatBody, res: ServerResponse, fault: AnswerFault | undefined, arrivedAt: number) {
+  async function complete(
+    body: ChatBody,
+    res: ServerResponse,
+    o: { fault: AnswerFault | undefined; arrivedAt: number; promptTokens: number },
+  ) {
+    const { fault, arrivedAt } = o;
     const { encode, decode } = await loadTokenizer();
     const prompt = textOf(body.messages.filter((m) => m.role === 'user').at(-1)?.content);
     const recognised = recognise(prompt);
@@ -301,7 +333,7 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       return index === faulted ? applyAnswerFault(fault!, choice, kept, decode, encode) : { choice, tokens: kept.length };
     });
     const completionTokens = choices.reduce((sum, c) => sum + c.tokens, 0);
-    const usage = { prompt_tokens: promptTokens(body.messages, encode), completion_tokens: completionTokens };
+    const usage = { prompt_tokens: o.promptTokens, completion_tokens: completionTokens };
     const answerAt = arrivedAt + latencyMs + jitter() * jitterMs + perTokenMs * completionTokens;
     if (!(await waitUnlessGone(res, Math.max(0, answerAt - Date.now())))) return undefined;
     if (fault) countFault(fault);
@@ -315,6 +347,23 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       choices: choices.map((c) => c.choice),
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     };
+  }
+
+  /**
+   * Charges the limits for a request; a 429 when it does not fit. Returns how to settle the
+   * reservation once its real usage is known (on the buckets it was taken from, even if replaced since).
+   */
+  function charge(record: SimRequestRecord, requested: number): (used: number) => void {
+    const from = buckets;
+    if (!from) return () => undefined;
+    const now = Date.now();
+    if (from.tryTake(requested, now)) return (used) => from.settle(requested, used);
+    const refusal = quotaRefusal(from, requested, now);
+    stats.rateLimited++;
+    record.limited = true;
+    // A fault drawn for this request was never applied: the quota refused it first.
+    delete record.fault;
+    throw new RequestError(429, refusal.message, refusal.type, refusal.headers, 'rate_limit_exceeded');
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -337,6 +386,8 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     if (fault) record.fault = faultLabel(fault);
     inFlight++;
     stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
+    let settle: ((used: number) => void) | undefined;
+    let used = 0;
     try {
       const raw = await readBody(req);
       // Work on an answer only once every request already at the socket has been stamped: a remote
@@ -370,6 +421,10 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
         return;
       }
       const body = parseBody(raw);
+      const { encode } = await loadTokenizer();
+      const prompt = promptTokens(body.messages, encode);
+      settle = charge(record, prompt + (body.n ?? 1) * (body.max_completion_tokens ?? body.max_tokens ?? prompt));
+      used = prompt; // what a request costs that ends unanswered: its prompt was read
       let arrivedAt = record.at;
       if (fault?.kind === 'slow') {
         countFault(fault);
@@ -379,13 +434,23 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
         }
         arrivedAt = Date.now(); // a slow answer takes its delay on top of the usual latency
       }
-      const completion = await complete(body, res, fault && isAnswerFault(fault) ? fault : undefined, arrivedAt);
+      const completion = await complete(body, res, {
+        fault: fault && isAnswerFault(fault) ? fault : undefined,
+        arrivedAt,
+        promptTokens: prompt,
+      });
       record.outcome = completion ? 'answered' : 'abandoned';
-      if (completion) sendJson(res, 200, completion);
+      if (completion) {
+        used = completion.usage.total_tokens;
+        record.tokens = used;
+        stats.tokensServed += used;
+        sendJson(res, 200, completion);
+      }
     } catch (e) {
       if (e instanceof RequestError) record.outcome ??= 'status';
       throw e;
     } finally {
+      settle?.(used);
       inFlight--;
       record.endedAt = Date.now();
     }
@@ -418,6 +483,9 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     injectFaults: (more) => plan.script(more),
     setFaultRates: (rates, faultSeed, options) => plan.setRates(rates, faultSeed, options),
     clearFaults: () => plan.clear(),
+    setLimits: (limits) => {
+      buckets = bucketsFor(limits);
+    },
     pendingFaults: () => plan.pending,
     requestLog: () => log.map((r) => ({ ...r })),
     setInventShare: (share) => {

@@ -7,6 +7,7 @@ import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { RateLimits } from '../../src/llm/rate-limit';
+import type { LimitScope } from '../../src/run/wire';
 import { type SimLlmOptions, type SimulatedLlm, startSimulatedLlm } from '../../src/simllm/server';
 import { bundleGotWorkflows, createGotWorker } from '../../worker/create';
 
@@ -15,6 +16,8 @@ export interface Harness {
   llm: SimulatedLlm;
   taskQueue: string;
   worker: Worker;
+  /** Every worker polling the task queue (`worker` first). */
+  workers: Worker[];
   close(): Promise<void>;
 }
 
@@ -33,6 +36,10 @@ export async function startHarness(
     /** The API key the worker sends to the LLM endpoint (default 'sim'). */
     apiKey?: string;
     rateLimits?: RateLimits;
+    /** Whose calls `rateLimits` hold (default: each worker's own). */
+    limitScope?: LimitScope;
+    /** Workers polling the task queue, each with its own client and limiter, as separate processes would be (default 1). */
+    workers?: number;
     /** The worker's response cache folder (default: a fresh temporary one). */
     cacheDir?: string;
     /** Where the worker sends its LLM calls instead of the simulator itself (e.g. a proxy in front of it). */
@@ -51,27 +58,33 @@ export async function startHarness(
   }
   bundle ??= bundleGotWorkflows();
   const llm = await startSimulatedLlm(o.llm);
-  const nativeConnection = await NativeConnection.connect({ address });
+  // One connection per worker: the SDK allows a task queue's worker once per connection, as once per process.
+  const nativeConnections = await Promise.all(Array.from({ length: o.workers ?? 1 }, () => NativeConnection.connect({ address })));
   const connection = await Connection.connect({ address });
   const taskQueue = `test-${randomUUID()}`;
-  const worker = await createGotWorker({
-    connection: nativeConnection,
-    ...(o.namespace ? { namespace: o.namespace } : {}),
-    taskQueue,
-    llm: {
-      baseURL: o.endpoint ? o.endpoint(llm.baseURL) : llm.baseURL,
-      apiKey: o.apiKey ?? 'sim',
-      supportsN: true,
-      ...(o.stream ? { stream: true } : {}),
-    },
-    workflowBundle: await bundle,
-    ...(o.maxConcurrentActivities ? { maxConcurrentActivities: o.maxConcurrentActivities } : {}),
-    ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),
-    ...(o.rateLimits ? { rateLimits: o.rateLimits } : {}),
-    // Each test file gets its own response cache, unless it shares one on purpose.
-    cacheDir: o.cacheDir ?? mkdtempSync(join(tmpdir(), 'got-cache-')),
-  });
-  const running = worker.run();
+  const workflowBundle = await bundle;
+  const createWorker = (nativeConnection: NativeConnection) =>
+    createGotWorker({
+      connection: nativeConnection,
+      ...(o.namespace ? { namespace: o.namespace } : {}),
+      taskQueue,
+      llm: {
+        baseURL: o.endpoint ? o.endpoint(llm.baseURL) : llm.baseURL,
+        apiKey: o.apiKey ?? 'sim',
+        supportsN: true,
+        ...(o.stream ? { stream: true } : {}),
+      },
+      workflowBundle,
+      ...(o.maxConcurrentActivities ? { maxConcurrentActivities: o.maxConcurrentActivities } : {}),
+      ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),
+      ...(o.rateLimits ? { rateLimits: o.rateLimits } : {}),
+      ...(o.limitScope ? { limitScope: o.limitScope } : {}),
+      // Each test file gets its own response cache, unless it shares one on purpose.
+      cacheDir: o.cacheDir ?? mkdtempSync(join(tmpdir(), 'got-cache-')),
+    });
+  const workers = await Promise.all(nativeConnections.map(createWorker));
+  const worker = workers[0]!;
+  const running = Promise.all(workers.map((w) => w.run()));
   return {
     client: new Client({
       connection,
@@ -81,10 +94,11 @@ export async function startHarness(
     llm,
     taskQueue,
     worker,
+    workers,
     async close() {
-      worker.shutdown();
+      for (const w of workers) w.shutdown();
       await running;
-      await nativeConnection.close();
+      for (const c of nativeConnections) await c.close();
       await connection.close();
       await llm.close();
     },
