@@ -18,7 +18,7 @@ import { clusterPorts } from '../src/cluster/ports';
 import { temporalServerEnv } from '../src/cluster/temporal-server';
 import { TEMPORAL_SERVER_VERSION, UI_SERVER_VERSION } from '../src/cluster/tools';
 import { uiServerEnv } from '../src/cluster/ui-server';
-import { BUFFERED_EVENTS } from '../src/devserver/dev-server';
+import { BUFFERED_EVENTS, IN_FLIGHT_UPDATES } from '../src/devserver/dev-server';
 
 const exec = promisify(execFile);
 
@@ -78,6 +78,7 @@ describe('docker-compose.yml', () => {
     const config = parse(readFileSync('deploy/temporal-dynamic-config.yaml', 'utf8')) as Record<string, { value: unknown }[]>;
     expect(config['history.maximumBufferedEventsBatch']).toEqual([{ value: BUFFERED_EVENTS }]);
     expect(config['system.enableActivityEagerExecution']).toEqual([{ value: true }]);
+    expect(config['history.maxInFlightUpdates']).toEqual([{ value: IN_FLIGHT_UPDATES }]);
   });
 
   it('gives the workers and the codec server one payload store, MinIO', async () => {

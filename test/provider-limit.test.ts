@@ -69,6 +69,16 @@ describe('the shared provider limit', () => {
     expect(state.granted).toBe(2_100);
   }, 120_000);
 
+  it('serves more workers than Temporal’s default of ten updates in flight, each with calls waiting', async () => {
+    const workers = Array.from({ length: 12 }, () => limiterFor('crowd', 60_000, 2)); // 1,000 tokens a second
+    const started = Date.now();
+    await Promise.all(workers.flatMap((w) => [w.acquire(200), w.acquire(200)]));
+    // 4,800 tokens: 1,500 at once, the rest at 1,000 a second.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+    const state = await h.client.workflow.getHandle(workers[0]!.workflowId).query<ProviderLimitState>(PROVIDER_LIMIT.state);
+    expect(state).toMatchObject({ granted: 24, waiting: 0 });
+  }, 60_000);
+
   it('keys the limit by endpoint and account: another API key on the same URL has a quota of its own', () => {
     expect(limiterFor('one', 1_000).workflowId).not.toBe(limiterFor('two', 1_000).workflowId);
     expect(limiterFor('one', 1_000).workflowId).not.toContain('one');

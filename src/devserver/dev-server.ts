@@ -9,6 +9,11 @@ import { isPortFree, LOOPBACK, spawnTracked, type TrackedProcess, terminate } fr
 /** Where and how a Temporal dev server is started. */
 /** Events a running workflow task may have buffered behind it (Temporal's default is 100). */
 export const BUFFERED_EVENTS = 2000;
+/**
+ * Updates a workflow may have in flight: every worker sharing a provider limit keeps one ask open on
+ * its workflow (decision 70); Temporal's default of 10 would turn an eleventh worker's asks away.
+ */
+export const IN_FLIGHT_UPDATES = 100;
 
 export interface DevServerOptions {
   binary: string;
@@ -101,6 +106,7 @@ function devServerArgs(o: ResolvedOptions): string[] {
   // task runs; past that the server throws the task's work away and the worker replays the whole run.
   // A bigger buffer lets the next task take them all (decision 37).
   args.push('--dynamic-config-value', `history.maximumBufferedEventsBatch=${BUFFERED_EVENTS}`);
+  args.push('--dynamic-config-value', `history.maxInFlightUpdates=${IN_FLIGHT_UPDATES}`);
   return args;
 }
 
