@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import { providerLimitId, SharedRateLimiter } from '../src/limits/shared-limiter';
 import { PROVIDER_LIMIT } from '../src/run/wire';
@@ -43,6 +45,26 @@ describe('the shared provider limit', () => {
     const state = await h.client.workflow.getHandle(a.workflowId).query<ProviderLimitState>(PROVIDER_LIMIT.state);
     expect(state).toMatchObject({ endpoint: 'http://provider.test/v1', granted: 8, refusals: 0 });
   });
+
+  it('is shown by `got limits` for the configured endpoint and key, and its absence too', async () => {
+    const got = async (apiKey: string) =>
+      (
+        await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'limits', '--json'], {
+          env: {
+            ...process.env,
+            TEMPORAL_ADDRESS: inject('temporalAddress'),
+            OPENAI_BASE_URL: 'http://provider.test/v1',
+            OPENAI_API_KEY: apiKey,
+          },
+        })
+      ).stdout;
+    // The first test's limit ('pace') granted its eight calls; no worker ever used the key 'unused'.
+    expect(JSON.parse(await got('pace'))).toMatchObject({
+      running: true,
+      state: { granted: 8, waiting: 0, limits: { tokensPerMinute: 60_000 } },
+    });
+    expect(JSON.parse(await got('unused'))).toMatchObject({ running: false });
+  }, 60_000);
 
   it('gives the tokens of a call that gave up waiting, and of one that used less, to the next call', async () => {
     const limiter = limiterFor('withdraw', 6_000, 2); // 100 tokens a second, 150 granted at once

@@ -337,6 +337,14 @@ program
   });
 
 program
+  .command('limits')
+  .description('the provider limit every worker shares for the configured endpoint and key: rates, calls waiting and granted, refusals')
+  .option('--json', 'print it as JSON', false)
+  .action(async (o: { json: boolean }) => {
+    await (await import('./commands/limits')).limitsCommand(o, log);
+  });
+
+program
   .command('review <workflowId>')
   .description("a document merge waiting for decisions on the sources' disagreements (--review): list them, or decide")
   .option(
