@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../src/goo/validate';
 import { checkRun } from '../src/run/check';
 import { RunRequest } from '../src/run/request';
+import { strictProblems } from '../src/tasks/answer-schema';
 import { compileDeclaration } from '../src/tasks/declarative/compile';
 import { loadTaskDeclaration, parseDeclarationText, YAML_PACKAGE } from '../src/tasks/declarative/load';
 import { compileParser, lastNumberList, tagContent } from '../src/tasks/declarative/parsers';
@@ -782,5 +783,67 @@ describe('declaration files', () => {
         new RegExp(`tiny\\.yaml: YAML task files need the "yaml" package \\(npm install ${YAML_PACKAGE.replace('.', '\\.')}`),
       );
     }
+  });
+});
+
+describe('answer schemas of a declared task (decision 65)', () => {
+  const declaring = (parser: Record<string, unknown>) =>
+    compileDeclaration({
+      ...summing(),
+      id: 'shapes',
+      prompts: { ...(summing().prompts as object), ask: { user: 'Answer about {{numbers}}.', parser } },
+      parser: { kind: 'text' },
+    });
+  const ask = (parser: Record<string, unknown>) => {
+    const task = declaring(parser);
+    const req: PromptRequest = { prompt: 'ask', params: {}, thoughts: [{}] };
+    return { task, req, schema: task.answerSchema?.(req) };
+  };
+  const objectShape = {
+    type: 'object',
+    properties: { verdict: { type: 'string', enum: ['yes', 'no'] }, reasons: { type: 'array', items: { type: 'string' }, maxItems: 3 } },
+    required: ['verdict', 'reasons'],
+  };
+
+  it('sends a json parser’s object as declared, in strict mode’s terms, and reads the answer that follows it', () => {
+    const { task, req, schema } = ask({ kind: 'json', schema: objectShape });
+    expect(schema).toEqual({
+      name: 'shapes_ask',
+      schema: {
+        type: 'object',
+        properties: { verdict: { type: 'string', enum: ['yes', 'no'] }, reasons: { type: 'array', items: { type: 'string' } } },
+        required: ['verdict', 'reasons'],
+        additionalProperties: false,
+      },
+    });
+    expect(strictProblems(schema!.schema)).toEqual([]);
+    const [thought] = task.parseResponse(req, JSON.stringify({ verdict: 'yes', reasons: ['adds up'] }));
+    expect(thought).toMatchObject({ valid: true, state: { output: { verdict: 'yes', reasons: ['adds up'] } } });
+    // The bounds stay the parser's to check.
+    expect(task.parseResponse(req, JSON.stringify({ verdict: 'yes', reasons: ['a', 'b', 'c', 'd'] }))[0]!.valid).toBe(false);
+  });
+
+  it('wraps a list (a json array, a numberList) as the property "answer", which the parser still finds', () => {
+    for (const parser of [
+      { kind: 'json', schema: { type: 'array', items: { type: 'integer' } } },
+      { kind: 'numberList', integers: true },
+    ]) {
+      const { task, req, schema } = ask(parser);
+      expect(schema!.schema).toEqual({
+        type: 'object',
+        properties: { answer: { type: 'array', items: { type: 'integer' } } },
+        required: ['answer'],
+        additionalProperties: false,
+      });
+      expect(task.parseResponse(req, '{"answer": [3, 1, 2]}')[0]).toMatchObject({ valid: true, state: { output: [3, 1, 2] } });
+    }
+  });
+
+  it('sends none where strict mode cannot say the shape or the parser would not read a JSON answer', () => {
+    expect(ask({ kind: 'text' }).schema).toBeUndefined();
+    expect(ask({ kind: 'json', tag: 'answer', schema: objectShape }).schema).toBeUndefined();
+    expect(ask({ kind: 'json', schema: { ...objectShape, required: ['verdict'] } }).schema).toBeUndefined();
+    expect(ask({ kind: 'json', schema: { ...objectShape, additionalProperties: true } }).schema).toBeUndefined();
+    expect(ask({ kind: 'json', schema: { type: 'string' } }).schema).toBeUndefined();
   });
 });

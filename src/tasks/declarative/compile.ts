@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../../goo/validate';
 import type { ThoughtState } from '../../grs/types';
+import type { AnswerSchema } from '../answer-schema';
 import { parseRows, readCsv } from '../dataset';
 import type { ChatMessage, LlmScorer, ParsedThought, Part, PromptRequest, Sample, Split, Task } from '../task';
+import { declaredAnswerSchema } from './answer-schemas';
 import { type AnswerParser, compileParser } from './parsers';
 import { type FieldSpec, fieldSchema, problemSchema } from './problem';
 import {
@@ -35,6 +37,7 @@ interface CompiledPrompt {
   system?: Template;
   user: Template;
   parser: AnswerParser;
+  answerSchema: AnswerSchema | undefined;
   spec: { system?: string | undefined; user: string };
 }
 
@@ -49,6 +52,7 @@ export function compileDeclaration(input: TaskDeclarationInput | unknown): Task<
         ...(p.system !== undefined ? { system: compileTemplate(p.system) } : {}),
         user: compileTemplate(p.user),
         parser: p.parser ? compileParser(p.parser) : taskParser,
+        answerSchema: declaredAnswerSchema(d.id, name, p.parser ?? d.parser),
         spec: p,
       },
     ]),
@@ -106,6 +110,8 @@ export function compileDeclaration(input: TaskDeclarationInput | unknown): Task<
         { role: 'user', content: p.user.render(values) },
       ];
     },
+
+    answerSchema: (req: PromptRequest) => prompts.get(req.prompt)?.answerSchema,
 
     parseResponse(req: PromptRequest, text: string): ParsedThought[] {
       const p = promptOf(req.prompt);

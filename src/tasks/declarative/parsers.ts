@@ -126,6 +126,16 @@ function jsonCandidates(text: string, prompt: string | undefined): Candidate<unk
 const pathOf = (path: readonly PropertyKey[]) =>
   path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`), 'answer');
 
+/** The property a structured answer carries a value that is not an object in (`answer-schemas.ts`). */
+export const ANSWER_PROPERTY = 'answer';
+
+/** A structured answer `{"answer": …}` to a shape that is not an object is its value. */
+function unwrapped(value: unknown, shape: JsonShape): unknown {
+  if (shape.type === 'object' || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === ANSWER_PROPERTY ? (value as Record<string, unknown>)[ANSWER_PROPERTY] : value;
+}
+
 function jsonParser(spec: Extract<Parser, { kind: 'json' }>): AnswerParser {
   const schema = shapeSchema(spec.schema);
   const checkedJson = (value: unknown): ParseResult => {
@@ -142,7 +152,7 @@ function jsonParser(spec: Extract<Parser, { kind: 'json' }>): AnswerParser {
       if (!b.ok) return b;
       const answer = (b.value as string).trim();
       const whole = looseJson(answer);
-      if (whole !== undefined) return checkedJson(whole);
+      if (whole !== undefined) return checkedJson(unwrapped(whole, spec.schema));
       const candidates = jsonCandidates(answer, context?.prompt);
       if (!candidates.length) {
         let reason = '';
