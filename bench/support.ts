@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -9,7 +10,7 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { type DevServerHandle, startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
 import { ensureTemporalCli } from '../src/devserver/temporal-cli';
-import type { SimLlmOptions, SimRequestRecord } from '../src/simllm/server';
+import type { SimLlmOptions, SimLlmStats, SimRequestRecord } from '../src/simllm/server';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 
 export interface BenchWorker {
@@ -22,6 +23,8 @@ export interface BenchWorker {
 export interface RemoteLlm {
   baseURL: string;
   requests(): Promise<number>;
+  /** The simulator's counters (`GET /stats`): requests, refusals by its limits, tokens served... */
+  stats(): Promise<SimLlmStats>;
   /** Every request so far: when it arrived and when it ended (ms since epoch). */
   requestLog(): Promise<SimRequestRecord[]>;
   close(): Promise<void>;
@@ -64,16 +67,28 @@ function rssMiB(pid: number | undefined): number | undefined {
   }
 }
 
+/** The `got sim-llm` flags of a provider's per-minute quota (none when `limits` is unset). */
+function limitFlags(limits: SimLlmOptions['limits']): string[] {
+  const { requestsPerMinute: rpm, tokensPerMinute: tpm, burstSeconds } = limits ?? {};
+  return [
+    ...(rpm === undefined ? [] : ['--rpm', String(rpm)]),
+    ...(tpm === undefined ? [] : ['--tpm', String(tpm)]),
+    ...(burstSeconds === undefined ? [] : ['--limit-burst-seconds', String(burstSeconds)]),
+  ];
+}
+
 export async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
   const port = await freePort();
   const child = await spawnUntil(
-    ['src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0)],
+    ['src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0), ...limitFlags(o.limits)],
     'Simulated LLM at',
   );
   const baseURL = `http://127.0.0.1:${port}/v1`;
+  const stats = async () => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as SimLlmStats;
   return {
     baseURL,
-    requests: async () => ((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { requests: number }).requests,
+    requests: async () => (await stats()).requests,
+    stats,
     requestLog: async () => (await (await fetch(`http://127.0.0.1:${port}/requests`)).json()) as SimRequestRecord[],
     close: () => stopProcess(child),
   };
@@ -172,5 +187,6 @@ export const eventMs = (e: temporal.api.history.v1.IHistoryEvent): number =>
   Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
 
 export function machine(): string {
-  return `${process.platform} ${process.arch}, ${(globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? '?'} cores, Node ${process.version}`;
+  // Node 20 has no `navigator`: the OS's count is the one every Node version gives.
+  return `${process.platform} ${process.arch}, ${availableParallelism()} cores, Node ${process.version}`;
 }
