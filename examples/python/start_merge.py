@@ -215,6 +215,26 @@ def failure_of(error: WorkflowFailureError) -> Exception:
     return RuntimeError(str(cause or error))
 
 
+async def connect(address: str, namespace: str, codec_endpoint: str | None) -> Client:
+    """A client of the deployment; through its codec server when it encrypts or stores its payloads."""
+    converter = temporalio.converter.default()
+    if codec_endpoint:
+        converter = dataclasses.replace(converter, payload_codec=RemoteCodec(codec_endpoint, namespace))
+    # A server restarting (an upgrade, a crash) leaves calls unanswered for a few seconds: ride it out.
+    retry = RetryConfig(max_elapsed_time_millis=120_000, max_retries=60)
+    return await Client.connect(address, namespace=namespace, data_converter=converter, retry_config=retry)
+
+
+def review_of(result: RunResult) -> dict | None:
+    """The engine's review of the answer, when it reviewed the best thought."""
+    return result.review if result.review and result.best and result.review.get("thought") == result.best.id else None
+
+
+def merged_text(result: RunResult) -> str:
+    """The merged document of a run with an answer: a person's decisions on disagreements make it, else the model's merge."""
+    return (review_of(result) or {}).get("decidedText") or result.best.state["merged"]
+
+
 def emit(event: dict) -> None:
     print(json.dumps(event), flush=True)
 
@@ -247,12 +267,7 @@ async def main() -> int:
     request = merge_request(problem_of(args.doc), args.scheme, dict(args.param), args.budget_usd, args.model)
     try:
         check(request)
-        converter = temporalio.converter.default()
-        if args.codec_endpoint:
-            converter = dataclasses.replace(converter, payload_codec=RemoteCodec(args.codec_endpoint, args.namespace))
-        # A server restarting (an upgrade, a crash) leaves calls unanswered for a few seconds: ride it out.
-        retry = RetryConfig(max_elapsed_time_millis=120_000, max_retries=60)
-        client = await Client.connect(args.address, namespace=args.namespace, data_converter=converter, retry_config=retry)
+        client = await connect(args.address, args.namespace, args.codec_endpoint)
         handle = await client.start_workflow(
             CONTRACT["workflowType"],
             request,
@@ -281,9 +296,8 @@ async def main() -> int:
         reason = (result.no_answer or {}).get("reason", "no final thought was scored")
         emit({"event": "noAnswer", "workflowId": handle.id, "reason": reason})
         return 4
-    review = result.review if result.review and result.review.get("thought") == result.best.id else None
-    # A person's decisions on disagreements make the answer; else the model's merge.
-    merged = (review or {}).get("decidedText") or result.best.state["merged"]
+    review = review_of(result)
+    merged = merged_text(result)
     if args.out:
         pathlib.Path(args.out).write_text(merged)
     emit({
