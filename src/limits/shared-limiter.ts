@@ -46,6 +46,8 @@ export class SharedRateLimiter implements CallLimiter {
   readonly workflowId: string;
   private readonly client: () => WorkflowClient;
   private readonly waiting = new Map<string, Waiting>();
+  /** Calls given up while an ask for them was open, and their tokens: a grant that raced the withdrawal is given back. */
+  private readonly abandoned = new Map<string, number>();
   private settled: Settled[] = [];
   private asking = false;
   private settleTimer: NodeJS.Timeout | undefined;
@@ -77,8 +79,10 @@ export class SharedRateLimiter implements CallLimiter {
     } catch (error) {
       if (!signal?.aborted) throw error;
       // Given up while waiting: its place is withdrawn, and a grant that raced the withdrawal is handed back.
-      if (this.waiting.delete(id)) this.withdraw(id);
-      turn.then(() => this.settle(estimatedTokens, 0)).catch(() => undefined);
+      if (this.waiting.delete(id)) {
+        this.abandoned.set(id, estimatedTokens);
+        this.withdraw(id);
+      } else this.settle(estimatedTokens, 0); // granted in the same moment: never sent
       throw signal.reason ?? error;
     }
   }
@@ -121,13 +125,17 @@ export class SharedRateLimiter implements CallLimiter {
     if (this.asking || this.waiting.size === 0) return;
     this.asking = true;
     const settled = this.settled.splice(0);
-    this.request({ calls: [...this.waiting.values()].map((w) => w.booking), ...(settled.length ? { settled } : {}) })
+    const calls = [...this.waiting.values()].map((w) => w.booking);
+    const asked = calls.map((c) => c.id);
+    this.request({ calls, ...(settled.length ? { settled } : {}) })
       .then(
         (granted) => {
           for (const id of granted) {
             const w = this.waiting.get(id);
             this.waiting.delete(id);
             w?.granted();
+            const abandoned = this.abandoned.get(id);
+            if (abandoned !== undefined) this.settle(abandoned, 0);
           }
         },
         (error: unknown) => {
@@ -137,6 +145,8 @@ export class SharedRateLimiter implements CallLimiter {
         },
       )
       .finally(() => {
+        // Given up and not granted in this answer: the withdrawal reached the limit first.
+        for (const id of asked) this.abandoned.delete(id);
         this.asking = false;
         this.ask();
       });
