@@ -67,11 +67,19 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Worke
 
 /** The provider's quota and whose calls it holds (GOT_LLM_RPM, GOT_LLM_TPM, GOT_LLM_LIMIT_*): the worker's and the CLI's in-process worker's. */
 export function rateLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): { rateLimits: RateLimits; limitScope: LimitScope } {
-  const config = parseOrThrow(
-    WorkerConfig.pick({ GOT_LLM_RPM: true, GOT_LLM_TPM: true, GOT_LLM_LIMIT_BURST_SECONDS: true, GOT_LLM_LIMIT_SCOPE: true }),
-    env,
-    'environment',
+  return rateLimitsOf(
+    parseOrThrow(
+      WorkerConfig.pick({ GOT_LLM_RPM: true, GOT_LLM_TPM: true, GOT_LLM_LIMIT_BURST_SECONDS: true, GOT_LLM_LIMIT_SCOPE: true }),
+      env,
+      'environment',
+    ),
   );
+}
+
+/** The same, from a configuration already read. */
+export function rateLimitsOf(
+  config: Pick<WorkerConfig, 'GOT_LLM_RPM' | 'GOT_LLM_TPM' | 'GOT_LLM_LIMIT_BURST_SECONDS' | 'GOT_LLM_LIMIT_SCOPE'>,
+): { rateLimits: RateLimits; limitScope: LimitScope } {
   const rateLimits: RateLimits = {
     ...(config.GOT_LLM_RPM ? { requestsPerMinute: config.GOT_LLM_RPM } : {}),
     ...(config.GOT_LLM_TPM ? { tokensPerMinute: config.GOT_LLM_TPM } : {}),

@@ -5,7 +5,7 @@ import { ensureSearchAttributes } from '../src/run/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 import { connectNative, TemporalConnectError } from '../src/temporal/connect';
 import { connectionOptionsOf, temporalSettingsFromEnv } from '../src/temporal/connection';
-import { rateLimitsFromEnv, workerConfigFromEnv } from './config';
+import { rateLimitsOf, workerConfigFromEnv } from './config';
 import { createGotWorker } from './create';
 import { installQuietRuntime, logLevelFromEnv } from './logging';
 
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     taskQueue: config.GOT_TASK_QUEUE,
     llm,
     maxConcurrentActivities: config.GOT_MAX_CONCURRENT_ACTIVITIES,
-    ...rateLimitsFromEnv(),
+    ...rateLimitsOf(config),
     ...(config.GOT_TASK_QUEUE_RPS ? { taskQueueActivitiesPerSecond: config.GOT_TASK_QUEUE_RPS } : {}),
     ...(config.GOT_CACHE_DIR ? { cacheDir: config.GOT_CACHE_DIR } : {}),
     // Payloads are encrypted when GOT_CODEC_KEYS is set (docker-compose sets it).

@@ -46,6 +46,13 @@ const num = (name: string) => (v: string) => {
   return n;
 };
 
+/** A positive number, fractions allowed (a rate per minute, a number of seconds). */
+const positiveNumber = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !(Number.isFinite(n) && n > 0)) throw new InvalidArgumentError(`${name} must be a positive number`);
+  return n;
+};
+
 const share = (name: string) => (v: string) => {
   const n = Number(v);
   if (v.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError(`${name} must be a share from 0 to 1`);
@@ -397,13 +404,6 @@ server
         : 'No local Temporal dev server was running.',
     );
   });
-
-/** A positive number, fractions allowed (a rate per minute, a number of seconds). */
-const positiveNumber = (name: string) => (v: string) => {
-  const n = Number(v);
-  if (v.trim() === '' || !(Number.isFinite(n) && n > 0)) throw new InvalidArgumentError(`${name} must be a positive number`);
-  return n;
-};
 
 program
   .command('sim-llm')

@@ -100,21 +100,6 @@ export class TokenBuckets {
     return true;
   }
 
-  /**
-   * Books `requests` requests and `tokens` now, in turn after every earlier booking, and returns in
-   * how many milliseconds they may be sent (0: at once). The levels may go below zero: that debt is
-   * what later bookings wait behind, so nobody waits inside the limiter and the order is kept.
-   */
-  reserve(tokens: number, now: number, requests = 1): number {
-    this.refill(now);
-    const { requestsPerMinute: rpm, tokensPerMinute: tpm } = this.limits;
-    this.requests -= Math.min(requests, this.capacity(rpm));
-    this.tokens -= this.fitted(tokens);
-    const forRequests = this.requests >= 0 || !rpm ? 0 : (-this.requests / rpm) * 60_000;
-    const forTokens = this.tokens >= 0 || !tpm ? 0 : (-this.tokens / tpm) * 60_000;
-    return Math.ceil(Math.max(forRequests, forTokens));
-  }
-
   /** Corrects a reservation of `reserved` tokens once `used` is known (a refund when fewer were used). */
   settle(reserved: number, used: number): void {
     if (this.limits.tokensPerMinute) this.tokens -= used - this.fitted(reserved);

@@ -44,11 +44,11 @@ export const STUDY_QUERY = {
 export const PROVIDER_LIMIT_WORKFLOW_TYPE = 'providerLimit';
 export const PROVIDER_LIMIT = {
   workflowIdPrefix: 'got-provider-limit-',
-  /** Update: waits until a call's request and tokens fit (`{ id, tokens }` → `{ granted }` or `{ again }`). */
+  /** Update: a worker's waiting calls (`{ calls: [{ id, tokens, requests? }], settled? }`), answered once one may go (`{ granted: ids, again? }`). */
   acquire: 'acquire',
-  /** Signal: a granted call's real usage (`{ reserved, used }`), refunding or charging the difference. */
+  /** Signal: ended calls' booked and used tokens (`{ settled: [booked, used][] }`), refunding or charging the difference. */
   settle: 'settle',
-  /** Signal: a waiting call gave up (`{ id }`), so its place is not granted to nobody. */
+  /** Signal: waiting calls that gave up (`{ ids }`), so their places are not granted to nobody. */
   withdraw: 'withdraw',
   /** Signal: the provider refused a call (`{ retryAfterMs }`): nothing is granted before then. */
   refused: 'refused',

@@ -29,7 +29,7 @@ interface Waiter extends CallBooking {
   granted?: true;
   /** Withdrawn, or dropped as forgotten: an open ask for it is answered. */
   gone?: true;
-  /** Whether an ask for it is open now; else when it was last asked for. */
+  /** How many asks for it are open now, and when one last ended. */
   held: number;
   lastAsked: number;
 }
