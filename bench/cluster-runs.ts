@@ -9,7 +9,7 @@
  * `--count N`: a smaller batch (a smoke run); `--no-write`: print the section only. The cluster is
  * brought down with --purge at the end, also on failure.
  */
-import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,8 @@ import type { SimLlmStats } from '../src/simllm/server';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { cpuCheckMs } from './calibration';
 import { replaceSection, table } from './sections';
-import { machine } from './support';
+import { percentile } from './stats';
+import { machine, shellFreeEnv } from './support';
 
 const TITLE = 'Many runs on the deployed shape';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -68,8 +69,8 @@ interface Kill {
   callsInFlight: number;
 }
 
-// The user's GOT_* and TEMPORAL_* settings must not leak into the cluster or its clients.
-const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GOT_') && !k.startsWith('TEMPORAL_')));
+// The user's settings must not leak into the cluster or its clients.
+const inherited = shellFreeEnv();
 const exec = promisify(execFile);
 
 /** `got <args>` as a user runs it (the compiled CLI); fails with its stderr. */
@@ -90,9 +91,6 @@ async function freePortBase(): Promise<number> {
   }
   throw new Error('no free range of ports from 18233');
 }
-
-/** Nearest-rank percentile, as start_many.py's summary. */
-const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((xs.length * p) / 100) - 1)]!;
 
 const simStats = async (info: ClusterInfo): Promise<SimLlmStats> =>
   (await (await fetch(`${info.llm.replace(/\/v1$/, '')}/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as SimLlmStats;
@@ -220,18 +218,10 @@ function row(phase: string, batch: Batch, count: number, reference?: Map<string,
   };
 }
 
-/** Waits while another helper's provider-limit bench holds the cores (a full measurement only). */
-async function waitForQuietCores(): Promise<void> {
-  const running = () => spawnSync('pgrep', ['-f', 'bench/provider-limit.ts']).status === 0;
-  if (running()) console.error('[cluster-runs] bench/provider-limit.ts is running: waiting for it to end...');
-  while (running()) await sleep(30_000);
-}
-
 async function main(): Promise<void> {
   const countAt = process.argv.indexOf('--count');
   const count = countAt > 0 ? Number(process.argv[countAt + 1]) : FULL_COUNT;
   if (!Number.isInteger(count) || count < 1) throw new Error('--count takes a positive integer');
-  if (count >= FULL_COUNT) await waitForQuietCores();
 
   const dir = mkdtempSync(join(tmpdir(), 'got-cluster-runs-'));
   const stateDir = join(dir, 'cluster');
