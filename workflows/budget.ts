@@ -4,13 +4,18 @@ import type { RunContext } from './context';
  * Whether the run's budget still allows an LLM call (decision 5: a budget stops scheduling, calls in
  * flight finish). The first time it does not, the GRS records that the budget is exhausted.
  */
-export function budgetLeft({ request, grs }: Pick<RunContext, 'request' | 'grs'>): boolean {
+export function budgetLeft({ request, grs, held }: Pick<RunContext, 'request' | 'grs' | 'held'>): boolean {
   const budget = request.budget;
   if (!budget) return true;
-  const { costUsd, promptTokens, completionTokens } = grs.spent;
+  const { costUsd, tokens } = budgetUsed({ grs, held });
   const left =
-    (budget.maxCostUsd === undefined || costUsd < budget.maxCostUsd) &&
-    (budget.maxTokens === undefined || promptTokens + completionTokens < budget.maxTokens);
+    (budget.maxCostUsd === undefined || costUsd < budget.maxCostUsd) && (budget.maxTokens === undefined || tokens < budget.maxTokens);
   if (!left) grs.markBudgetExhausted();
   return left;
+}
+
+/** What the run's budget counts as used: what its GRS spent, and the shares its child workflows running hold (decision 71). */
+export function budgetUsed({ grs, held }: Pick<RunContext, 'grs' | 'held'>): { costUsd: number; tokens: number } {
+  const { costUsd, promptTokens, completionTokens } = grs.spent;
+  return { costUsd: costUsd + held.costUsd, tokens: promptTokens + completionTokens + held.tokens };
 }

@@ -32,6 +32,11 @@ export class CallSlots {
     private readonly inline?: InlineBudget,
   ) {}
 
+  /** Inputs of at least this many bytes the worker keeps in the payload store (undefined: none, or no inline budget). */
+  get storedFrom(): number | undefined {
+    return this.inline?.storedFrom;
+  }
+
   /** Runs `call` once a slot is free (and, with a budget, its `input` fits), and frees both when it settles. */
   async run<T>(call: () => Promise<T>, input?: unknown): Promise<T> {
     const bytes = this.inline ? this.inlineBytes(input) : 0;

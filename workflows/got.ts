@@ -1,6 +1,4 @@
 import {
-  ActivityCancellationType,
-  type ActivityOptions,
   isCancellation,
   log,
   patched,
@@ -17,8 +15,9 @@ import { bestThought } from '../src/grs/analysis';
 import { type GrsFact, GrsRecorder } from '../src/grs/recorder';
 import { PAYLOAD_LIMITS } from '../src/run/footprint';
 import type { RunRequest, RunRequestInput, RunResult } from '../src/run/request';
-import { FAILURE, NON_RETRYABLE_FAILURES, PATCH } from '../src/run/wire';
+import { PATCH } from '../src/run/wire';
 import { taskIdOf } from '../src/tasks/task-ref';
+import { LOCAL_STEP_OPTIONS, llmOptionsOf } from './activity-options';
 import { CallSlots } from './call-slots';
 import type { RunContext } from './context';
 import { grsQuery, progressQuery } from './definitions';
@@ -29,6 +28,7 @@ import { answerReview } from './paths/answer-review';
 import { beforeFastSteps } from './paths/before-fast-steps';
 import { claimCheck } from './paths/claim-check';
 import { fastSteps } from './paths/fast-steps';
+import { partsInChildren } from './paths/parts-in-children';
 import { reaskUnusable } from './paths/reask-unusable';
 import { samplesTogether } from './paths/samples-together';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
@@ -53,23 +53,22 @@ const { grsReplay } = proxySinks<GrsReplaySinks>();
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   // The one place a run's generation is chosen: retiring a patch deletes its path's file.
-  const path = patched(PATCH.samplesTogether)
-    ? samplesTogether
-    : patched(PATCH.answerReview)
-      ? answerReview
-      : patched(PATCH.claimCheck)
-        ? claimCheck
-        : patched(PATCH.reask)
-          ? reaskUnusable
-          : patched(PATCH.fastSteps)
-            ? fastSteps
-            : beforeFastSteps;
+  const path = patched(PATCH.partsInChildren)
+    ? partsInChildren
+    : patched(PATCH.samplesTogether)
+      ? samplesTogether
+      : patched(PATCH.answerReview)
+        ? answerReview
+        : patched(PATCH.claimCheck)
+          ? claimCheck
+          : patched(PATCH.reask)
+            ? reaskUnusable
+            : patched(PATCH.fastSteps)
+              ? fastSteps
+              : beforeFastSteps;
   const humans = new HumanScoring();
   const reviewing = new AnswerReviewing();
-  const local = proxyLocalActivities<GotActivities>({
-    startToCloseTimeout: '30s',
-    retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.validation] },
-  });
+  const local = proxyLocalActivities<GotActivities>(LOCAL_STEP_OPTIONS);
 
   // Queries are answered from the start, while the worker is still checking the request.
   let run: { ctx: RunContext; scheduler: Scheduler } | undefined;
@@ -117,6 +116,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       path.takesFreeSlotAtOnce,
       path.boundsInlineBytes ? { bytes: PAYLOAD_LIMITS.workflowTaskBytes, storedFrom: prepared.storedFrom } : undefined,
     ),
+    held: { costUsd: 0, tokens: 0 },
     notes: new Map<string, string>(),
     progressChanged: () => showProgress(grs, graph, scheduler.running, humans.awaiting),
   };
@@ -172,23 +172,4 @@ function recorderFor(request: RunRequest, analyzed: AnalyzedGoO): GrsRecorder {
     else observeFact(grs, task, fact);
   });
   return grs.init(task, request.goo.operations, analyzed.sinks);
-}
-
-/** How the run's LLM steps are called: its timeouts and retry policy. */
-function llmOptionsOf({ llm }: RunRequest): ActivityOptions {
-  return {
-    // A cancelled run ends at once; each running LLM call learns of the cancel at its next heartbeat and aborts its request.
-    cancellationType: ActivityCancellationType.TRY_CANCEL,
-    // Durations in milliseconds: the SDK parses duration strings again for every activity it schedules.
-    startToCloseTimeout: llm.timeoutSeconds * 1000,
-    // A worker that dies mid-call is noticed within this, not after the whole call timeout.
-    heartbeatTimeout: llm.heartbeatSeconds * 1000,
-    retry: {
-      initialInterval: 1_000,
-      backoffCoefficient: 2,
-      maximumInterval: 60_000,
-      maximumAttempts: llm.maxAttempts,
-      nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURES],
-    },
-  };
 }

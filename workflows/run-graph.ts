@@ -22,7 +22,13 @@ export class RunGraph {
   private readonly starts = new Map<string, PartStart>();
   private readonly partCounts = new Map<string, number>();
 
-  constructor(private readonly analyzed: AnalyzedGoO) {}
+  /** @param starts where operations without input operations start, for a child workflow's parts grown in its run (decision 71) */
+  constructor(
+    private readonly analyzed: AnalyzedGoO,
+    starts: Iterable<[string, PartStart]> = [],
+  ) {
+    for (const [id, start] of starts) this.starts.set(id, start);
+  }
 
   op(id: string): Operation {
     return this.grown.get(id) ?? this.analyzed.byId.get(id)!;

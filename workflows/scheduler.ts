@@ -6,6 +6,7 @@ import type { Thought } from '../src/grs/types';
 import { uniqueThoughts } from '../src/operations/filters';
 import { type OpClock, opClock, type RunContext } from './context';
 import { rootCause } from './failures';
+import { runsInChildren } from './parts/in-children';
 import { execute } from './steps';
 import { eachPart, type RunPart, splitParts } from './steps/for-each';
 import { finishNow } from './steps/local';
@@ -186,9 +187,29 @@ export class Scheduler {
       return;
     }
     this.growing.set(op.id, growing);
+    if (ctx.path.runsPartsInChildren && runsInChildren(ctx, this, { op, clock, copies })) {
+      ctx.progressChanged();
+      return;
+    }
     // Every copy's first operations, in part order: a copy that needs no activity may finish in this turn.
     for (const copy of copies) for (const g of copy?.operations ?? []) if (g.inputs.length === 0) this.launch(g.id);
     ctx.progressChanged();
+  }
+
+  /** A grown operation a child workflow ran has ended there (decision 71): as if it had ended here. */
+  doneElsewhere(id: string, outputs: string[], at: number): void {
+    this.outputs.set(id, outputs);
+    this.endedAt.set(id, at);
+    this.grownDone(id, at);
+  }
+
+  /**
+   * A child workflow running grown operations of the forEach that grew `id` failed in `operation`, or
+   * was cancelled (then called once no other child of that forEach runs): the forEach ends so.
+   */
+  endedElsewhere(id: string, error: unknown, operation = id): void {
+    if (!isCancellation(error)) this.failure ??= { operation, error };
+    this.grownEnded(id, error);
   }
 
   /** A forEach's output: each part's sinks' outputs (its thoughts when kept or the body is empty), in part order, each once. */

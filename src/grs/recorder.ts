@@ -198,6 +198,14 @@ export class GrsRecorder {
     if (!this.exhausted) this.apply({ kind: 'budgetExhausted' });
   }
 
+  /**
+   * Thoughts made in another history that operations here take as inputs (a child workflow's parts
+   * start from its run's thoughts). Not a fact of this GRS: the history that made them recorded them.
+   */
+  know(thoughts: readonly Thought[]): void {
+    for (const t of thoughts) this.thoughts.set(t.id, t);
+  }
+
   thought(id: string): Thought {
     const t = this.thoughts.get(id);
     if (!t) throw new Error(`unknown thought ${id}`);

@@ -9,6 +9,7 @@ import { dataConverterFromEnv, whyUnreadable } from '../codec/data-converter';
 import { type GrsFact, GrsRecorder } from '../grs/recorder';
 import type { Grs } from '../grs/types';
 import type { RunRequestInput } from '../run/request';
+import { PARTS_WORKFLOW_TYPE } from '../run/wire';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -16,6 +17,8 @@ export interface RebuildOptions {
   workflowBundle?: WorkflowBundleWithSourceMap;
   /** Decodes the history's payloads (encrypted ones need the keys); default: `dataConverterFromEnv()`. */
   dataConverter?: DataConverter;
+  /** The run's workflow id: its child workflows' ids are made from it (default: read from the history's children, if any). */
+  workflowId?: string;
 }
 
 /**
@@ -37,8 +40,22 @@ export async function rebuildGrs(history: History, o: RebuildOptions = {}): Prom
       sinks: { grsReplay: { fact: { fn: (_info: unknown, fact: GrsFact) => recorder.apply(fact), callDuringReplay: true } } },
     },
     history,
+    o.workflowId ?? workflowIdOf(history),
   );
   return recorder.snapshot();
+}
+
+/**
+ * The run's workflow id as its child workflows' ids say it (`<run>.parts.<batch>`, decision 71): a
+ * replay must start them under the same ids. Undefined for a run without children, whose replay needs none.
+ */
+function workflowIdOf(history: History): string | undefined {
+  for (const event of history.events ?? []) {
+    const child = event.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (child?.workflowType?.name !== PARTS_WORKFLOW_TYPE || !child.workflowId) continue;
+    return /^(.*)\.parts\.[^[]*\[\d+(?:-\d+)?\]$/.exec(child.workflowId)?.[1];
+  }
+  return undefined;
 }
 
 /** Fetches a run's history from the server and rebuilds its GRS, decoding payloads as the client does unless told otherwise. */
@@ -52,7 +69,7 @@ export async function inspectRun(
   // The client's codecs and store read the history as it was written; a plain client leaves it to the environment's.
   const converter = client.options.dataConverter;
   const clientCodecs = converter.payloadCodecs?.length || converter.externalStorage ? { dataConverter: converter } : {};
-  return { grs: await rebuildGrs(history, { ...clientCodecs, ...o }), history };
+  return { grs: await rebuildGrs(history, { workflowId, ...clientCodecs, ...o }), history };
 }
 
 /**

@@ -65,7 +65,8 @@ function forEachWidth(op: OperationOf<'forEach'>, inputs: number, perSample: boo
   return { calls: parts * body.calls, out: parts * body.out, operation: op.id };
 }
 
-function widthOf(op: Operation, inputs: number, perSample: boolean): { calls: number; out: number } {
+/** The LLM calls one operation starts on `inputs` thoughts (each together), and the thoughts it outputs at most. */
+export function widthOf(op: Operation, inputs: number, perSample: boolean): { calls: number; out: number } {
   switch (op.type) {
     case 'generate': {
       const parts = typeof op.params?.parts === 'number' && op.params.parts > 0 ? op.params.parts : 1;

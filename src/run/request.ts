@@ -4,11 +4,13 @@ import { GoO } from '../goo/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
 import { TaskRefSchema } from '../tasks/declarative/schema';
 import {
+  DEFAULT_CHILD_MAX_CALLS,
   DEFAULT_PRICING,
   DEFAULT_REASK,
   DEFAULT_REVIEW_TIMEOUT_SECONDS,
   DEFAULT_STALL_SECONDS,
   DEFAULT_STRUCTURED_OUTPUT,
+  MAX_CHILD_MAX_CALLS,
   SIMULATED_MODEL,
   STRUCTURED_OUTPUT_MODES,
 } from './wire';
@@ -96,6 +98,22 @@ export const Budget = z
   })
   .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, 'a budget needs maxCostUsd or maxTokens');
 
+/**
+ * How a large run spreads over histories (decision 71): a forEach whose parts may make more LLM
+ * calls than `maxCalls` runs them in child workflows, each with a history of its own holding parts
+ * worth at most `maxCalls` calls. The run's GRS, budget and result stay the run's.
+ */
+export const ChildSettings = z.strictObject({
+  maxCalls: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CHILD_MAX_CALLS)
+    .default(DEFAULT_CHILD_MAX_CALLS)
+    .describe("the LLM calls one history holds at most: a forEach's parts that may make more run in child workflows of this many calls each"),
+});
+export type ChildSettings = z.infer<typeof ChildSettings>;
+
 /** The largest `scheme.size` a request may name; the GoO limits bound what a scheme builds for it. */
 export const MAX_SCHEME_SIZE = 100_000;
 
@@ -159,6 +177,7 @@ export const RunRequest = z
     /** Free-form labels shown in the Web UI and the GRS (scheme, sample, size...). */
     labels: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
     review: ReviewSettings.optional().describe("the engine's review of the answer: whether to wait for a person's decisions"),
+    children: ChildSettings.optional().describe('how a large run spreads its forEach parts over child workflows (default: 2,000 calls a history)'),
   })
   .superRefine((request, ctx) => {
     if (request.goo !== undefined && request.scheme !== undefined)

@@ -103,7 +103,23 @@ export const PATCH = {
   answerReview: 'answer-review',
   /** Fan-out perSample: a step's k samples are one call that sends k single-sample requests together. */
   samplesTogether: 'samples-together',
+  /** A forEach whose parts may make more LLM calls than one history should hold runs them in child workflows (decision 71). */
+  partsInChildren: 'parts-in-children',
 } as const;
+
+/**
+ * A batch of a forEach's parts run in a history of its own (decision 71): a child workflow of the
+ * run, started when the parts may make more than `children.maxCalls` LLM calls. Its id is the run's
+ * id, the forEach's and the batch's first and last part: `<run>.parts.<forEach>.<first>-<last>`.
+ */
+export const PARTS_WORKFLOW_TYPE = 'graphParts';
+/**
+ * The LLM calls one child history holds at most (`children.maxCalls`): an LLM call is three to four
+ * events, so the default keeps a child near 8,000 of Temporal's 51,200 events a history may hold.
+ */
+export const DEFAULT_CHILD_MAX_CALLS = 2_000;
+/** The most `children.maxCalls` may say: over ~12,000 calls a child would near the event cap. */
+export const MAX_CHILD_MAX_CALLS = 10_000;
 
 /** How long a run waits for a person's decisions on disagreements before the merge stands as written (`review.timeoutSeconds`). */
 export const DEFAULT_REVIEW_TIMEOUT_SECONDS = 7 * 24 * 3600;

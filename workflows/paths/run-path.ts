@@ -51,4 +51,6 @@ export interface RunPath {
   readonly reviewsAnswers?: boolean;
   /** Fan-out perSample makes one call per step whose k samples go as k requests together, not k calls. */
   readonly samplesInOneCall?: boolean;
+  /** A forEach whose parts may make more than `children.maxCalls` LLM calls runs them in child workflows (decision 71). */
+  readonly runsPartsInChildren?: boolean;
 }
