@@ -110,7 +110,9 @@ export const ChildSettings = z.strictObject({
     .min(1)
     .max(MAX_CHILD_MAX_CALLS)
     .default(DEFAULT_CHILD_MAX_CALLS)
-    .describe("the LLM calls one history holds at most: a forEach's parts that may make more run in child workflows of this many calls each"),
+    .describe(
+      "the LLM calls one history holds at most: a forEach's parts that may make more run in child workflows of this many calls each",
+    ),
 });
 export type ChildSettings = z.infer<typeof ChildSettings>;
 
@@ -177,7 +179,9 @@ export const RunRequest = z
     /** Free-form labels shown in the Web UI and the GRS (scheme, sample, size...). */
     labels: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
     review: ReviewSettings.optional().describe("the engine's review of the answer: whether to wait for a person's decisions"),
-    children: ChildSettings.optional().describe('how a large run spreads its forEach parts over child workflows (default: 2,000 calls a history)'),
+    children: ChildSettings.optional().describe(
+      'how a large run spreads its forEach parts over child workflows (default: 2,000 calls a history)',
+    ),
   })
   .superRefine((request, ctx) => {
     if (request.goo !== undefined && request.scheme !== undefined)
