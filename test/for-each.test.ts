@@ -35,9 +35,9 @@ describe('validateGoO on forEach', () => {
   const table: { name: string; goo: unknown; path: string; message: RegExp; limits?: Limits }[] = [
     {
       name: 'maxParts above limits.maxParts',
-      goo: { operations: [gen('a'), forEach('f', ['a'], [], { maxParts: 1001 })] },
+      goo: { operations: [gen('a'), forEach('f', ['a'], [], { maxParts: 10_001 })] },
       path: 'goo.operations[1].maxParts',
-      message: /^maxParts = 1001 exceeds the configured bound of 1000 parts \(limits\.maxParts\)$/,
+      message: /^maxParts = 10001 exceeds the configured bound of 10000 parts \(limits\.maxParts\)$/,
     },
     {
       name: 'a missing maxParts',
@@ -52,17 +52,17 @@ describe('validateGoO on forEach', () => {
       message: /./,
     },
     {
-      name: 'a growth beyond limits.maxOperations',
+      name: 'a growth beyond limits.maxGrownOperations',
       goo: { operations: [gen('a'), forEach('f', ['a'], [gen('s'), { id: 'k', type: 'keepValidOnly', inputs: ['s'] }], { maxParts: 30 })] },
-      limits: { ...DEFAULT_LIMITS, maxOperations: 50 },
+      limits: { ...DEFAULT_LIMITS, maxGrownOperations: 50 },
       path: 'goo.operations[1].maxParts',
       message:
-        /^forEach "f" may grow 60 operations \(maxParts 30 × 2 per part\), so the GoO may reach 62 operations; at most 50 are allowed \(limits\.maxOperations\)$/,
+        /^forEach "f" may grow 60 operations \(maxParts 30 × 2 per part\), so the GoO may reach 62 operations; at most 50 are allowed \(limits\.maxGrownOperations\)$/,
     },
     {
-      name: 'a nested growth beyond limits.maxOperations',
+      name: 'a nested growth beyond limits.maxGrownOperations',
       goo: { operations: [forEach('f', [], [forEach('g', [], [gen('s')], { maxParts: 10 })], { maxParts: 10 })] },
-      limits: { ...DEFAULT_LIMITS, maxOperations: 100 },
+      limits: { ...DEFAULT_LIMITS, maxGrownOperations: 100 },
       path: 'goo.operations[0].maxParts',
       message: /may grow 110 operations \(maxParts 10 × 11 per part\), so the GoO may reach 111/,
     },
@@ -142,11 +142,11 @@ describe('validateGoO on forEach', () => {
     expect(a.sinks).toEqual(['k']);
   });
 
-  it('accepts a growth exactly at limits.maxOperations', () => {
+  it('accepts a growth exactly at limits.maxGrownOperations', () => {
     const goo = { operations: [gen('a'), forEach('f', ['a'], [gen('s'), gen('t')], { maxParts: 24 })] };
     expect(grownSize(validateGoO(goo).goo.operations)).toBe(50);
-    expect(() => validateGoO(goo, { ...DEFAULT_LIMITS, maxOperations: 50 })).not.toThrow();
-    expect(() => validateGoO(goo, { ...DEFAULT_LIMITS, maxOperations: 49 })).toThrow(/limits\.maxOperations/);
+    expect(() => validateGoO(goo, { ...DEFAULT_LIMITS, maxGrownOperations: 50 })).not.toThrow();
+    expect(() => validateGoO(goo, { ...DEFAULT_LIMITS, maxGrownOperations: 49 })).toThrow(/limits\.maxGrownOperations/);
   });
 
   it('still refuses a non-generate operation without inputs outside any body', () => {

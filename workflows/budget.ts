@@ -4,10 +4,10 @@ import type { RunContext } from './context';
  * Whether the run's budget still allows an LLM call (decision 5: a budget stops scheduling, calls in
  * flight finish). The first time it does not, the GRS records that the budget is exhausted.
  */
-export function budgetLeft({ request, grs, held }: Pick<RunContext, 'request' | 'grs' | 'held'>): boolean {
+export function budgetLeft({ request, grs, elsewhere }: Pick<RunContext, 'request' | 'grs' | 'elsewhere'>): boolean {
   const budget = request.budget;
   if (!budget) return true;
-  const { costUsd, tokens } = budgetUsed({ grs, held });
+  const { costUsd, tokens } = budgetUsed({ grs, elsewhere });
   const left =
     (budget.maxCostUsd === undefined || costUsd < budget.maxCostUsd) && (budget.maxTokens === undefined || tokens < budget.maxTokens);
   if (!left) grs.markBudgetExhausted();
@@ -15,7 +15,7 @@ export function budgetLeft({ request, grs, held }: Pick<RunContext, 'request' | 
 }
 
 /** What the run's budget counts as used: what its GRS spent, and the shares its child workflows running hold (decision 71). */
-export function budgetUsed({ grs, held }: Pick<RunContext, 'grs' | 'held'>): { costUsd: number; tokens: number } {
+export function budgetUsed({ grs, elsewhere }: Pick<RunContext, 'grs' | 'elsewhere'>): { costUsd: number; tokens: number } {
   const { costUsd, promptTokens, completionTokens } = grs.spent;
-  return { costUsd: costUsd + held.costUsd, tokens: promptTokens + completionTokens + held.tokens };
+  return { costUsd: costUsd + elsewhere.costUsd, tokens: promptTokens + completionTokens + elsewhere.tokens };
 }

@@ -39,8 +39,11 @@ export interface RunContext {
   /** Those checks' results, by thought id. */
   readonly checked: Map<string, LocalChecks>;
   readonly slots: CallSlots;
-  /** The budget shares child workflows running hold (decision 71): the run counts them as used until they report what they spent. */
-  readonly held: { costUsd: number; tokens: number };
+  /**
+   * The run's child workflows (decision 71): the budget shares those running hold, which the run
+   * counts as used until they report what they spent, and the calls those done made (not in this history).
+   */
+  readonly elsewhere: { costUsd: number; tokens: number; calls: number };
   /** A note per operation for the GRS when it finishes (e.g. who scored it). */
   readonly notes: Map<string, string>;
   /** Refreshes the run's progress line in the Web UI. */

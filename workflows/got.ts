@@ -116,7 +116,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       path.takesFreeSlotAtOnce,
       path.boundsInlineBytes ? { bytes: PAYLOAD_LIMITS.workflowTaskBytes, storedFrom: prepared.storedFrom } : undefined,
     ),
-    held: { costUsd: 0, tokens: 0 },
+    elsewhere: { costUsd: 0, tokens: 0, calls: 0 },
     notes: new Map<string, string>(),
     progressChanged: () => showProgress(grs, graph, scheduler.running, humans.awaiting),
   };

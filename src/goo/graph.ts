@@ -9,13 +9,19 @@ import type { GoO, Operation, OperationOf } from './schema';
 export const DEFAULT_LIMITS = {
   /** Samples one LLM operation may request per input thought (the paper uses at most 25). */
   maxBranches: 100,
-  /** Operations of a GoO, counting every operation its forEach operations may grow (each `maxParts` × its body). */
-  // A data room merged section by section grows ~2,000 operations at its bound (decision 36); each costs only a GRS record.
+  /** Operations a GoO declares: each may be an LLM call in the run's own history. */
   maxOperations: 10_000,
+  /**
+   * Operations of a GoO counting every operation its forEach operations may grow (each `maxParts` ×
+   * its body). Parts that would outgrow one history run in child workflows (decision 71), so this
+   * bounds the run's GRS (memory, the result), not a history: a data room of 200 documents, or 50 of
+   * a thousand clauses each, grows ~2,000 to ~16,000 operations.
+   */
+  maxGrownOperations: 100_000,
   maxTries: 10,
   maxScoreSamples: 20,
   /** Parts one forEach may make (its `maxParts`). */
-  maxParts: 1000,
+  maxParts: 10_000,
   /** forEach operations nested in one another's bodies. */
   maxNesting: 4,
 } as const;
@@ -163,10 +169,10 @@ export function grownSize(ops: readonly Operation[]): number {
   return ops.reduce((sum, op) => sum + 1 + (op.type === 'forEach' ? op.maxParts * grownSize(op.body) : 0), 0);
 }
 
-/** The GoO could outgrow `limits.maxOperations`: names the forEach that grows the most. */
+/** The GoO could outgrow `limits.maxGrownOperations`: names the forEach that grows the most. */
 function growthIssues(ops: readonly Operation[], path: Path, limits: Limits): Issue[] {
   const total = grownSize(ops);
-  if (total <= limits.maxOperations) return [];
+  if (total <= limits.maxGrownOperations) return [];
   let largest = -1;
   let growth = 0;
   ops.forEach((op, i) => {
@@ -177,7 +183,7 @@ function growthIssues(ops: readonly Operation[], path: Path, limits: Limits): Is
   return [
     {
       path: formatPath([...path, largest, 'maxParts']),
-      message: `forEach "${op.id}" may grow ${growth} operations (maxParts ${op.maxParts} × ${growth / op.maxParts} per part), so the GoO may reach ${total} operations; at most ${limits.maxOperations} are allowed (limits.maxOperations)`,
+      message: `forEach "${op.id}" may grow ${growth} operations (maxParts ${op.maxParts} × ${growth / op.maxParts} per part), so the GoO may reach ${total} operations; at most ${limits.maxGrownOperations} are allowed (limits.maxGrownOperations)`,
     },
   ];
 }

@@ -47,17 +47,17 @@ export function needsThePerson(body: readonly Operation[]): boolean {
 
 /**
  * The batches of parts to run in child workflows, each a list of part indices (in part order) worth at
- * most `maxCalls` calls; none (run them here) when all of them together stay within `maxCalls`, when
- * the body calls no LLM, or when a person takes part. A part worth more than `maxCalls` gets a batch
- * of its own, where a nested forEach splits it further.
+ * most `maxCalls` calls; none (run them here) when they fit this history beside the `here` calls it
+ * already holds, when the body calls no LLM, or when a person takes part. A part worth more than
+ * `maxCalls` gets a batch of its own, where a nested forEach splits it further.
  */
 export function partBatches(
   forEach: ForEachOperation,
   running: readonly number[],
-  o: { perSample: boolean; maxCalls: number },
+  o: { perSample: boolean; maxCalls: number; here: number },
 ): number[][] | undefined {
   const perPart = callsPerPart(forEach, o.perSample);
-  if (perPart === 0 || perPart * running.length <= o.maxCalls || needsThePerson(forEach.body)) return undefined;
+  if (perPart === 0 || o.here + perPart * running.length <= o.maxCalls || needsThePerson(forEach.body)) return undefined;
   const size = Math.max(1, Math.floor(o.maxCalls / perPart));
   const batches: number[][] = [];
   for (let i = 0; i < running.length; i += size) batches.push(running.slice(i, i + size));

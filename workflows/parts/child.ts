@@ -52,7 +52,7 @@ export async function graphParts(input: PartsInput): Promise<PartsResult> {
     checks: input.checks,
     checked: new Map(input.checked),
     slots: new CallSlots(input.slots, true, { bytes: PAYLOAD_LIMITS.workflowTaskBytes, storedFrom: input.storedFrom }),
-    held: { costUsd: 0, tokens: 0 },
+    elsewhere: { costUsd: 0, tokens: 0, calls: 0 },
     notes: new Map(),
     progressChanged: () => showProgress(grs, graph, scheduler.running, []),
   };

@@ -33,6 +33,7 @@ export function runsInChildren(
   const batches = partBatches(op, running, {
     perSample: llm.fanOut === 'perSample',
     maxCalls: children?.maxCalls ?? DEFAULT_CHILD_MAX_CALLS,
+    here: ctx.grs.spent.llmCalls - ctx.elsewhere.calls,
   });
   if (!batches) return false;
 
@@ -128,12 +129,15 @@ function inputOf(ctx: RunContext, op: ForEachOperation, operations: PartsInput['
 
 /** The child's facts folded into the run's GRS, in the order the child made them, and the checks of the thoughts it made. */
 function fold(ctx: RunContext, result: PartsResult): void {
-  for (const fact of result.facts) ctx.grs.apply(fact);
+  for (const fact of result.facts) {
+    ctx.grs.apply(fact);
+    if (fact.kind === 'callRecorded') ctx.elsewhere.calls++;
+  }
   for (const [id, checks] of result.checked) ctx.checked.set(id, checks);
 }
 
 function hold(ctx: RunContext, share: { maxCostUsd?: number; maxTokens?: number } | undefined, sign: 1 | -1): void {
   if (!share) return;
-  ctx.held.costUsd += sign * (share.maxCostUsd ?? 0);
-  ctx.held.tokens += sign * (share.maxTokens ?? 0);
+  ctx.elsewhere.costUsd += sign * (share.maxCostUsd ?? 0);
+  ctx.elsewhere.tokens += sign * (share.maxTokens ?? 0);
 }

@@ -21,7 +21,7 @@ import {
 
 export const MIN_DOCUMENTS = 2;
 /** A data room: dozens of contracts, merged section by section when they do not fit one prompt (decision 36). */
-export const MAX_DOCUMENTS = 50;
+export const MAX_DOCUMENTS = 200;
 /** Per document: a long contract (~400 pages of plain text). */
 export const MAX_DOCUMENT_CHARS = 1_000_000;
 /** More than this share of unprintable characters means the text is not a document (e.g. a decoded binary). */
