@@ -1,4 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryProgress, resultOf, startRun } from '../src/client/runs';
 import { GooBuilder } from '../src/goo/builder';
@@ -7,6 +8,8 @@ import type { Grs } from '../src/grs/types';
 import { inspectRun } from '../src/inspect/rebuild';
 import type { RunRequestInput } from '../src/run/request';
 import { PARTS_WORKFLOW_TYPE } from '../src/run/wire';
+import { docMergeTask } from '../src/tasks/doc-merge';
+import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
 import { sortingTask } from '../src/tasks/sorting';
 import { bundleGotWorkflows } from '../worker/create';
 import { type Harness, startHarness } from './support/harness';
@@ -141,4 +144,64 @@ describe('a forEach whose parts run in child workflows', () => {
     const { grs } = await inspectRun(h.client, handle.workflowId, undefined, { workflowBundle: bundle });
     expect(grs.operations.find((o) => o.id === 'parts[0].sort')).toMatchObject({ status: 'failed' });
   });
+
+  it('merges a data room section by section across children into the document one history makes', async () => {
+    // Four contracts in a 4K window: dozens of section parts; 60 calls a history spreads them over children.
+    const room = generateDataRoom(4, 6_000, 3);
+    const merge = (extra: Partial<RunRequestInput>): RunRequestInput => ({
+      task: 'doc-merge',
+      problem: room,
+      goo: docMergeTask.schemes.got!({ size: 4, problem: room, contextTokens: 4_000 }),
+      llm: { contextTokens: 4_000 },
+      labels: { scheme: 'got', size: 4 },
+      ...extra,
+    });
+    const alone = await resultOf(await start(merge({})));
+    const handle = await start(merge({ children: { maxCalls: 60 } }));
+    const spread = await resultOf(handle);
+    expect(spread.best?.state).toEqual(alone.best?.state);
+    expect(spread.grs.totals.llmCalls).toBe(alone.grs.totals.llmCalls);
+    const history = (await handle.fetchHistory()).events ?? [];
+    const children = history.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length;
+    expect(children).toBeGreaterThan(1);
+    // No child holds more than its share: at most 60 calls, so at most 60 LLM activities.
+    for (const e of history.filter((e) => e.childWorkflowExecutionCompletedEventAttributes)) {
+      const id = e.childWorkflowExecutionCompletedEventAttributes!.workflowExecution!.workflowId!;
+      const events = (await h.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+      expect(events.filter((x) => x.activityTaskScheduledEventAttributes).length).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it('is cancelled with its children: they end cancelled, and so do the run and its forEach', async () => {
+    h.llm.setLatency(3_000);
+    try {
+      const handle = await start(request(splitSortImprove(), { children: { maxCalls: 3 } }));
+      await until(async () => ((await queryProgress(handle)).running.some((r) => r.startsWith('parts[')) ? true : undefined));
+      await handle.cancel();
+      const error = (await handle.result().then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as WorkflowFailedError;
+      expect(error.cause).toBeInstanceOf(CancelledFailure);
+      for (const part of [0, 1, 2, 3]) {
+        const child = await h.client.workflow.getHandle(`${handle.workflowId}.parts.parts[${part}]`).describe();
+        expect(child.status.name).toBe('CANCELLED');
+      }
+      const { grs } = await inspectRun(h.client, handle.workflowId, undefined, { workflowBundle: bundle });
+      expect(grs.operations.find((o) => o.id === 'parts')).toMatchObject({ status: 'cancelled' });
+      expect(grs.operations.find((o) => o.id === 'parts[0].sort')).toMatchObject({ status: 'cancelled', note: 'the run was cancelled' });
+    } finally {
+      h.llm.setLatency(20);
+    }
+  });
 });
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
