@@ -11,8 +11,10 @@
  *
  * Merges reviewed by the engine, one of them decided by a person through the update, are the `review` runs.
  * A GoT sorting whose samples are asked one per request (`llm.fanOut: perSample`) is the `per-sample` run.
+ * A sorting whose forEach parts run in child workflows (`children.maxCalls`) is the `children` run; its
+ * workflow id is its fixture name, because its children's ids are made from it.
  *
- *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|all]   e.g. 2-fast-steps
+ *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|all]   e.g. 2-fast-steps
  *
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
@@ -35,12 +37,12 @@ import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 import { decideDisagreementsUpdate, pendingHumanScoresQuery, pendingReviewQuery, scoreThoughtsUpdate } from '../workflows/definitions';
 
 const GENERATION = process.argv[2];
-const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'per-sample', 'all'] as const;
+const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'per-sample', 'children', 'all'] as const;
 const runsFlag = process.argv.indexOf('--runs');
 const RUN_SET = (runsFlag > 0 ? process.argv[runsFlag + 1] : 'all') as (typeof RUN_SETS)[number];
 if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION) || !RUN_SETS.includes(RUN_SET)) {
   console.error(
-    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|all]   (e.g. 2-fast-steps: a number, then what changed)',
+    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|all]   (e.g. 2-fast-steps: a number, then what changed)',
   );
   process.exit(2);
 }
@@ -174,6 +176,7 @@ async function main() {
     if (RUN_SET === 'scheme' || RUN_SET === 'all') await recordSchemeByName();
     if (RUN_SET === 'review' || RUN_SET === 'all') await recordReview();
     if (RUN_SET === 'per-sample' || RUN_SET === 'all') await recordPerSample();
+    if (RUN_SET === 'children' || RUN_SET === 'all') await recordChildren();
     const total = written.reduce((s, w) => s + w.bytes, 0);
     log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
   } finally {
@@ -216,6 +219,32 @@ async function main() {
       client,
       { ...request('sorting', 'got', 32), llm: { fanOut: 'perSample' } },
       { taskQueue, workflowId: `fixture-${name}` },
+    );
+    await handle.result();
+    await save(name, handle);
+  }
+
+  /** A sorting split into 4 parts, each sorted and improved in a child workflow of its own (at most 3 calls a history). */
+  async function recordChildren(): Promise<void> {
+    const name = 'sorting-parts-in-children';
+    const b = new GooBuilder();
+    const split = b.generate(null, { id: 'split', prompt: 'split', params: { parts: 4 } });
+    const lower = { higherIsBetter: false } as const;
+    const parts = b.forEach(split, {
+      id: 'parts',
+      parts: 'each',
+      maxParts: 8,
+      body: (bb) => {
+        const best = bb.keepBestN(bb.score(bb.generate(null, { id: 'sort', prompt: 'sort', k: 3 })), { id: 'best', n: 1, ...lower });
+        bb.keepBestN(bb.score(bb.improve(best, { id: 'improve', prompt: 'improve' })), { id: 'kept', n: 1, ...lower });
+      },
+    });
+    b.groundTruth(b.keepBestN(b.score(b.aggregate(parts, { id: 'merge', prompt: 'merge', k: 2 })), { id: 'final', n: 1, ...lower }));
+    const problem = TASKS.sorting!.generateProblem(32, SEED) as RunRequestInput['problem'];
+    const handle = await startRun(
+      client,
+      { task: 'sorting', problem, goo: b.build(), children: { maxCalls: 3 }, labels: { scheme: 'parts-in-children', sample: SEED } },
+      { taskQueue, workflowId: `${GENERATION}/${name}` },
     );
     await handle.result();
     await save(name, handle);
