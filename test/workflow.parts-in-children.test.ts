@@ -176,7 +176,13 @@ describe('a forEach whose parts run in child workflows', () => {
     h.llm.setLatency(3_000);
     try {
       const handle = await start(request(splitSortImprove(), { children: { maxCalls: 3 } }));
-      await until(async () => ((await queryProgress(handle)).running.some((r) => r.startsWith('parts[')) ? true : undefined));
+      const progress = await until(async () => {
+        const now = await queryProgress(handle);
+        return now.running.some((r) => r.startsWith('parts[')) ? now : undefined;
+      });
+      // The run names its children running now; the progress the client reads adds what they have done.
+      expect(progress.children?.sort()).toEqual([0, 1, 2, 3].map((part) => `${handle.workflowId}.parts.parts[${part}]`));
+      expect(progress.running).toEqual(expect.arrayContaining(['parts', 'parts[0]', 'parts[3]']));
       await handle.cancel();
       const error = (await handle.result().then(
         () => undefined,

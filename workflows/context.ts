@@ -43,7 +43,7 @@ export interface RunContext {
    * The run's child workflows (decision 71): the budget shares those running hold, which the run
    * counts as used until they report what they spent, and the calls those done made (not in this history).
    */
-  readonly elsewhere: { costUsd: number; tokens: number; calls: number };
+  readonly elsewhere: { costUsd: number; tokens: number; calls: number; running: Set<string> };
   /** A note per operation for the GRS when it finishes (e.g. who scored it). */
   readonly notes: Map<string, string>;
   /** Refreshes the run's progress line in the Web UI. */

@@ -76,7 +76,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   setHandler(progressQuery, () =>
     run
       ? {
-          ...progressOf(run.ctx.grs, run.ctx.graph, run.scheduler.running, humans.awaiting),
+          ...progressOf(run.ctx.grs, run.ctx.graph, run.scheduler.running, humans.awaiting, run.ctx.elsewhere.running),
           ...(reviewing.awaiting ? { awaitingReview: true } : {}),
         }
       : preparingProgress(input),
@@ -116,7 +116,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       path.takesFreeSlotAtOnce,
       path.boundsInlineBytes ? { bytes: PAYLOAD_LIMITS.workflowTaskBytes, storedFrom: prepared.storedFrom } : undefined,
     ),
-    elsewhere: { costUsd: 0, tokens: 0, calls: 0 },
+    elsewhere: { costUsd: 0, tokens: 0, calls: 0, running: new Set<string>() },
     notes: new Map<string, string>(),
     progressChanged: () => showProgress(grs, graph, scheduler.running, humans.awaiting),
   };

@@ -4,9 +4,16 @@ import { taskIdOf } from '../src/tasks/task-ref';
 import type { RunGraph } from './run-graph';
 
 /** The `progress` query's answer for a run under way; its total grows when a forEach grows the graph. */
-export function progressOf(grs: GrsRecorder, graph: RunGraph, running: ReadonlySet<string>, awaitingHumanScores: string[]): Progress {
+export function progressOf(
+  grs: GrsRecorder,
+  graph: RunGraph,
+  running: ReadonlySet<string>,
+  awaitingHumanScores: string[],
+  children: ReadonlySet<string> = new Set(),
+): Progress {
   const spent = grs.spent;
   return {
+    ...(children.size ? { children: [...children] } : {}),
     operationsDone: grs.finishedOperations,
     operationsTotal: graph.size,
     running: [...running],

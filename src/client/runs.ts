@@ -51,7 +51,27 @@ export async function startCheckedRun(
   });
 }
 
-export const queryProgress = (handle: WorkflowHandle) => handle.query<Progress>(QUERY.progress);
+/**
+ * A run's progress, with what its child workflows running now have done so far (decision 71): the run
+ * counts a child's operations, calls and cost once the child ends; until then each child answers for
+ * its own. A child that ends meanwhile (its query fails) is counted by the run at its next answer.
+ */
+export async function queryProgress(handle: WorkflowHandle): Promise<Progress> {
+  const progress = await handle.query<Progress>(QUERY.progress);
+  if (!progress.children?.length) return progress;
+  const children = await Promise.all(progress.children.map((id) => queryProgress(handle.client.getHandle(id)).catch(() => undefined)));
+  for (const child of children) {
+    if (!child) continue;
+    progress.operationsDone += child.operationsDone;
+    progress.llmCalls += child.llmCalls;
+    progress.promptTokens += child.promptTokens;
+    progress.completionTokens += child.completionTokens;
+    progress.costUsd += child.costUsd;
+    progress.budgetExhausted ||= child.budgetExhausted;
+  }
+  progress.operationsTotal = Math.max(progress.operationsTotal, progress.operationsDone);
+  return progress;
+}
 export const queryGrs = (handle: WorkflowHandle) => handle.query<Grs>(QUERY.grs);
 export const resultOf = (handle: WorkflowHandle) => handle.result() as Promise<RunResult>;
 

@@ -276,5 +276,10 @@ export const Progress = z.object({
   completionTokens: z.number().int(),
   costUsd: z.number(),
   budgetExhausted: z.boolean(),
+  /**
+   * Child workflows running parts of the run now (decision 71): their workflow ids. What they have
+   * done is in these counts once they end; `queryProgress` adds what they report meanwhile.
+   */
+  children: z.array(z.string()).optional().describe('workflow ids of the child workflows running parts of this run now'),
 });
 export type Progress = z.infer<typeof Progress>;

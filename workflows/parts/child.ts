@@ -52,13 +52,13 @@ export async function graphParts(input: PartsInput): Promise<PartsResult> {
     checks: input.checks,
     checked: new Map(input.checked),
     slots: new CallSlots(input.slots, true, { bytes: PAYLOAD_LIMITS.workflowTaskBytes, storedFrom: input.storedFrom }),
-    elsewhere: { costUsd: 0, tokens: 0, calls: 0 },
+    elsewhere: { costUsd: 0, tokens: 0, calls: 0, running: new Set<string>() },
     notes: new Map(),
     progressChanged: () => showProgress(grs, graph, scheduler.running, []),
   };
   const scheduler = new Scheduler(ctx);
   setHandler(grsQuery, () => grs.snapshot());
-  setHandler(progressQuery, () => progressOf(grs, graph, scheduler.running, []));
+  setHandler(progressQuery, () => progressOf(grs, graph, scheduler.running, [], ctx.elsewhere.running));
 
   const failure = await scheduler.run();
   const given = new Set(input.checked.map(([id]) => id));

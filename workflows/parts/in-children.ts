@@ -46,8 +46,10 @@ export function runsInChildren(
     const input = inputOf(ctx, op, operations, slots);
     scheduler.running.add(label);
 
+    const workflowId = `${workflowInfo().workflowId}.parts.${label}`;
     const ended = () => {
       scheduler.running.delete(label);
+      ctx.elsewhere.running.delete(workflowId);
       inFlight--;
     };
     ctx.slots
@@ -55,10 +57,11 @@ export function runsInChildren(
         const share = budget ? budgetShare(budget, budgetUsed(ctx), waiting) : undefined;
         waiting--;
         hold(ctx, share, 1);
+        ctx.elsewhere.running.add(workflowId);
         try {
           return await executeChild<typeof graphParts>(PARTS_WORKFLOW_TYPE, {
             args: [share ? { ...input, request: { ...input.request, budget: share } } : input],
-            workflowId: `${workflowInfo().workflowId}.parts.${label}`,
+            workflowId,
             staticSummary: `parts ${parts[0]}–${parts.at(-1)} of forEach "${op.id}": ${operations.length} operations`,
           });
         } finally {
