@@ -1,4 +1,4 @@
-import { structureOf } from '../goo/graph';
+import { type Issue, structureOf } from '../goo/graph';
 import type { ForEachOperation } from '../goo/grow';
 import type { Operation } from '../goo/schema';
 import { widthOf } from '../run/footprint';
@@ -76,4 +76,64 @@ export function budgetShare(budget: BudgetLimits, used: { costUsd: number; token
     ...(budget.maxCostUsd !== undefined ? { maxCostUsd: share(budget.maxCostUsd, used.costUsd) } : {}),
     ...(budget.maxTokens !== undefined ? { maxTokens: Math.floor(share(budget.maxTokens, used.tokens)) } : {}),
   };
+}
+
+/**
+ * What one run's own history may hold (decision 71): an LLM call takes about four events there
+ * (scheduled, started, completed, and its share of workflow tasks) and a child workflow about seven
+ * (initiated, started, completed and the workflow task each wakes). Kept well under Temporal's 51,200.
+ */
+export const RUN_HISTORY = { maxEvents: 40_000, eventsPerCall: 4, eventsPerChild: 7 } as const;
+
+/**
+ * The most events the run's own history may reach, by the rules `partBatches` applies when the run
+ * meets each forEach at its largest (`maxParts` parts): calls the run makes itself, and its children.
+ */
+export function runHistoryEstimate(
+  operations: readonly Operation[],
+  o: { perSample: boolean; maxCalls: number },
+): { events: number; children: number; calls: number; widest?: { forEach: string; children: number } } {
+  const { order } = structureOf(operations);
+  const byId = new Map(operations.map((op) => [op.id, op]));
+  const thoughts = new Map<string, number>();
+  let calls = 0;
+  let children = 0;
+  let widest: { forEach: string; children: number } | undefined;
+  for (const id of order) {
+    const op = byId.get(id)!;
+    const inputs = op.inputs.length === 0 ? 1 : op.inputs.reduce((sum, i) => sum + thoughts.get(i)!, 0);
+    if (op.type === 'forEach') {
+      const parts = op.parts === 'each' ? Math.min(inputs, op.maxParts) : op.maxParts;
+      const perPart = callsPerPart(op, o.perSample);
+      const body = scopeCalls(op.body, o.perSample);
+      thoughts.set(id, op.body.length ? parts * body.out : parts);
+      const running = Array.from({ length: parts }, (_, i) => i);
+      const batches = partBatches(op, running, { ...o, here: calls });
+      if (batches) {
+        children += batches.length;
+        if (!widest || batches.length > widest.children) widest = { forEach: id, children: batches.length };
+      } else calls += perPart * parts;
+      continue;
+    }
+    const width = widthOf(op, inputs, o.perSample);
+    calls += width.calls;
+    thoughts.set(id, width.out);
+  }
+  const events = calls * RUN_HISTORY.eventsPerCall + children * RUN_HISTORY.eventsPerChild;
+  return { events, children, calls, ...(widest ? { widest } : {}) };
+}
+
+/** A run whose own history could pass {@link RUN_HISTORY}'s bound, refused before it starts: the issue names the forEach and what would help. */
+export function runHistoryIssues(operations: readonly Operation[], o: { perSample: boolean; maxCalls: number }): Issue[] {
+  const { events, children, calls, widest } = runHistoryEstimate(operations, o);
+  if (events <= RUN_HISTORY.maxEvents) return [];
+  const where = widest
+    ? `forEach "${widest.forEach}" may start ${widest.children} child workflows`
+    : `its operations may make ${calls} LLM calls in the run's own history`;
+  return [
+    {
+      path: 'goo.operations',
+      message: `the run's own history could reach ${events} events (${calls} LLM calls, ${children} child workflows), over the ${RUN_HISTORY.maxEvents} one history may hold here: ${where}; raise children.maxCalls (now ${o.maxCalls}) so each child holds more parts, or lower maxParts`,
+    },
+  ];
 }

@@ -1,12 +1,14 @@
 import type { z } from 'zod';
 import { everyOperation } from '../goo/graph';
 import { type AnalyzedGoO, formatPath, type Issue, ValidationError, validateGoO, zodIssues } from '../goo/validate';
+import { runHistoryIssues } from '../parts/plan';
 import { TaskDeclaration } from '../tasks/declarative/schema';
 import { resolveTask, TASKS, UnknownTaskError } from '../tasks/registry';
 import type { AnyTask } from '../tasks/task';
 import { footprintIssues, gooWidth } from './footprint';
 import { RunRequest, type RunRequestInput, type SentRunRequest } from './request';
 import { expandScheme } from './scheme';
+import { DEFAULT_CHILD_MAX_CALLS } from './wire';
 
 export interface CheckedRun {
   /** The request as the Controller runs it: defaults filled in, a named scheme expanded to its GoO. */
@@ -71,6 +73,13 @@ export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute =
   // problem goes to steps by reference, and the Controller bounds what its calls in flight carry inline.
   if (problem.success && route.storeThreshold === undefined)
     issues.push(...footprintIssues(jsonBytes(request.problem), gooWidth(analyzed, request.llm.fanOut === 'perSample')));
+  // Parts that would outgrow one history run in children; a run with too many children for its own history is refused.
+  issues.push(
+    ...runHistoryIssues(request.goo.operations, {
+      perSample: request.llm.fanOut === 'perSample',
+      maxCalls: request.children?.maxCalls ?? DEFAULT_CHILD_MAX_CALLS,
+    }),
+  );
   if (issues.length) throw new ValidationError('run request', issues);
   return { request, sent: { ...sent, labels }, analyzed, task, problem: problem.data };
 }
