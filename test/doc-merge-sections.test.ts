@@ -163,7 +163,7 @@ describe('the long-contract generator', () => {
     const shared = [...clauses[0]!].filter((c) => clauses[1]!.has(c)).length;
     expect(shared).toBeGreaterThan(0.4 * clauses[0]!.size);
     expect(versions[0]).not.toBe(versions[1]);
-    expect(() => generateDataRoom(51, 10_000, 0)).toThrow(/2 to 50 documents/);
+    expect(() => generateDataRoom(201, 10_000, 0)).toThrow(/2 to 200 documents/);
   });
 });
 

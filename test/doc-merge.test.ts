@@ -28,7 +28,7 @@ const B =
 const PERFECT =
   'Alpha Corp shares its battery designs with Beta Labs for a joint pilot. Beta Labs keeps the battery designs secret for three years and returns every drawing when Alpha Corp asks for it. The laws of Ontario govern this agreement.';
 
-describe('the problem: 2 to 50 plain-text documents of up to 1,000,000 characters', () => {
+describe('the problem: 2 to 200 plain-text documents of up to 1,000,000 characters', () => {
   const request = (documents: unknown) => ({ task: 'doc-merge', problem: { documents }, goo: docMergeTask.schemes.io!({ size: 2 }) });
   const refusal = (documents: unknown) => {
     try {
@@ -46,7 +46,7 @@ describe('the problem: 2 to 50 plain-text documents of up to 1,000,000 character
 
   it.each([
     ['one document', [A], /problem\.documents.*at least 2 documents/],
-    ['51 documents', Array(51).fill(A), /problem\.documents.*at most 50 documents/],
+    ['201 documents', Array(201).fill(A), /problem\.documents.*at most 200 documents/],
     ['an empty document', [A, B, '  \n '], /problem\.documents\[2\]: the document is empty/],
     ['a document with NUL bytes', [A, `PK\u0003\u0004${'x'.repeat(50)}\u0000`], /problem\.documents\[1\]: .*binary.*NUL/],
     ['mostly unprintable text', [A, '\u0001\u0002\u0003\ufffd\ufffd abc'], /problem\.documents\[1\]: .*binary.*not printable/],
@@ -66,8 +66,8 @@ describe('the problem: 2 to 50 plain-text documents of up to 1,000,000 character
     );
   });
 
-  it('accepts a data room: 50 documents, and documents of 1,000,000 characters', () => {
-    expect(docMergeTask.problem.safeParse({ documents: Array(50).fill(A) }).success).toBe(true);
+  it('accepts a data room: 200 documents, and documents of 1,000,000 characters', () => {
+    expect(docMergeTask.problem.safeParse({ documents: Array(200).fill(A) }).success).toBe(true);
     expect(docMergeTask.problem.safeParse({ documents: [A, `${A}\n${'y'.repeat(1_000_000 - A.length - 1)}`] }).success).toBe(true);
   });
 });
@@ -331,7 +331,7 @@ describe('datasets', () => {
       // Each document is several paragraphs of plain prose.
       for (const d of p.documents) expect(d.split('\n\n').length).toBeGreaterThanOrEqual(8);
     }
-    expect(() => generateDocMergeProblem(1, 0)).toThrow(/2 to 50 documents/);
+    expect(() => generateDocMergeProblem(1, 0)).toThrow(/2 to 200 documents/);
   });
 });
 

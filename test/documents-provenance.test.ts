@@ -214,7 +214,7 @@ describe('provenance of merged clauses', () => {
   });
 
   it('traces a data room of 200 contracts of 200,000 characters against a merge of 100,000 in seconds', () => {
-    // generateDataRoom makes at most 50 contracts at a time: four rooms of one customer's template make 200.
+    // Four rooms of 50 of one customer's template make 200 (of four templates, as deal rooms gather them).
     const documents = [0, 1, 2, 3].flatMap((seed) => generateDataRoom(50, 200_000, seed).documents);
     const parts: string[] = [];
     let length = 0;
