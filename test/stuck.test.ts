@@ -106,6 +106,27 @@ describe('a run whose workflow task keeps failing', () => {
     expect(await runHealth(h.client, stuck.workflowId, undefined, { stuckAfter: 0 })).toEqual({ stuck: false });
   });
 
+  it('is found stuck when a child workflow running its parts is: the run waits on it for ever', async () => {
+    const parent = await h.client.workflow.start('waitsOnParts', {
+      taskQueue: broken.taskQueue,
+      workflowId: `stuck-parent-${randomUUID()}`,
+    });
+    started.push(parent.workflowId);
+    const health = await untilStuck(parent.workflowId);
+    expect(health).toMatchObject({
+      stuck: true,
+      child: `${parent.workflowId}.parts.F[0-3]`,
+      cause: BROKEN_CAUSE,
+      message: BROKEN_CODE_MESSAGE,
+    });
+    expect((await parent.describe()).status.name).toBe('RUNNING');
+    await expect(resultUnlessStuck(parent, { checkEveryMs: 200 })).rejects.toThrow(
+      new RegExp(
+        `run ${parent.workflowId} is stuck: the workflow task of its child workflow ${parent.workflowId}\\.parts\\.F\\[0-3\\] .*failed \\d+ times in a row`,
+      ),
+    );
+  });
+
   it('ends a wait for its result with a RunStuckError and is left running', async () => {
     await untilStuck(stuck.workflowId);
     const error = await resultUnlessStuck(stuck, { checkEveryMs: 100 }).catch((e: unknown) => e);

@@ -3,7 +3,7 @@ import type { WorkflowHandle, WorkflowService } from '@temporalio/client';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import proto from '@temporalio/proto';
 import type { RunResult } from '../run/request';
-import { DEFAULT_STUCK_AFTER } from '../run/wire';
+import { DEFAULT_STUCK_AFTER, PARTS_WORKFLOW_TYPE } from '../run/wire';
 
 // A run whose workflow task keeps failing cannot say so itself (its code never gets to run), and
 // Temporal retries that task forever: only a client can tell, from the server's view of the run
@@ -39,6 +39,8 @@ export interface StuckRun {
   cause: string;
   /** The failure's own message (never its stack, details or payloads), on one line. */
   message: string;
+  /** The child workflow running parts of the run that is stuck, when the run itself is not (decision 71); `runId` is the child's. */
+  child?: string;
 }
 
 /** Whether a run is stuck on a workflow task that keeps failing. */
@@ -64,7 +66,7 @@ export async function runHealth(client: HealthReader, workflowId: string, runId?
   // The task in progress is attempt n: the n - 1 before it failed or timed out.
   const pending = described.pendingWorkflowTask;
   const attempts = Math.max(0, (pending?.attempt ?? 1) - 1);
-  if (attempts < stuckAfter) return { stuck: false };
+  if (attempts < stuckAfter) return childrenHealth(client, described.pendingChildren ?? [], o);
   const execution = { workflowId, runId: info.execution?.runId ?? runId ?? '' };
   const failure = await lastTaskFailure(client, execution);
   return {
@@ -75,6 +77,20 @@ export async function runHealth(client: HealthReader, workflowId: string, runId?
     cause: failure?.cause ?? 'UNKNOWN',
     message: failure?.message ?? 'no failure of this workflow task is recorded in the history',
   };
+}
+
+/** A run waits on its children running parts of it: one of them stuck leaves the run waiting forever too. */
+async function childrenHealth(
+  client: HealthReader,
+  children: readonly { workflowId?: string | null; runId?: string | null; workflowTypeName?: string | null }[],
+  o: HealthOptions,
+): Promise<RunHealth> {
+  for (const child of children) {
+    if (child.workflowTypeName !== PARTS_WORKFLOW_TYPE || !child.workflowId) continue;
+    const health = await runHealth(client, child.workflowId, child.runId ?? undefined, o);
+    if (health.stuck) return { ...health, child: health.child ?? child.workflowId };
+  }
+  return { stuck: false };
 }
 
 /**
@@ -125,7 +141,10 @@ const oneLine = (text: string) => {
 
 /** The facts of a stuck run in one sentence (no advice): for errors, status lines and evaluation rows. */
 export function stuckFacts(workflowId: string, h: StuckRun): string {
-  return `run ${workflowId} (run id ${h.runId}) is stuck: its workflow task failed ${h.attempts} times in a row since ${h.since.toISOString()} (${h.cause}: ${h.message})`;
+  const failed = `failed ${h.attempts} times in a row since ${h.since.toISOString()} (${h.cause}: ${h.message})`;
+  if (h.child)
+    return `run ${workflowId} is stuck: the workflow task of its child workflow ${h.child} (run id ${h.runId}), which runs parts of it, ${failed}`;
+  return `run ${workflowId} (run id ${h.runId}) is stuck: its workflow task ${failed}`;
 }
 
 /** What a user can do about a stuck run, which is left as it is. */

@@ -89,7 +89,7 @@ export function formatStatus(r: RunStatusReport): string {
     `  status      ${r.status}${r.gotStatus && r.gotStatus !== r.status ? ` (GotStatus ${r.gotStatus})` : ''}${r.health.stuck ? ' · STUCK' : ''}`,
     ...(r.health.stuck
       ? [
-          `  stuck       workflow task failed ${r.health.attempts} times in a row since ${r.health.since.toISOString()}: ${r.health.cause}: ${r.health.message}`,
+          `  stuck       ${r.health.child ? `the workflow task of child workflow ${r.health.child}` : 'workflow task'} failed ${r.health.attempts} times in a row since ${r.health.since.toISOString()}: ${r.health.cause}: ${r.health.message}`,
           `  what to do  ${stuckAdvice(r.workflowId)}`,
         ]
       : []),
