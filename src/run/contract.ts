@@ -4,7 +4,7 @@ import { TASKS } from '../tasks/registry';
 import { StudyRequest } from '../tune/request';
 import { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions, RunRequest, RunResult, SchemeField } from './request';
 import { problemSchemaFile, taskCatalogue } from './task-catalogue';
-import { DEFAULT_TASK_QUEUE, FAILURE, QUERY, STUDY_QUERY, STUDY_WORKFLOW_TYPE, UPDATE, WORKFLOW_TYPE } from './wire';
+import { DEFAULT_TASK_QUEUE, FAILURE, PARTS_WORKFLOW_TYPE, QUERY, STUDY_QUERY, STUDY_WORKFLOW_TYPE, UPDATE, WORKFLOW_TYPE } from './wire';
 
 /**
  * The public contract of the Controller workflow, for clients in any language: its type name, task
@@ -12,7 +12,7 @@ import { DEFAULT_TASK_QUEUE, FAILURE, QUERY, STUDY_QUERY, STUDY_WORKFLOW_TYPE, U
  * schemes), as JSON Schema generated from the zod schemas the code itself uses. `npm run schema`
  * writes it to schema/ (file names may have a folder: `tasks/...`); a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.8.0';
+export const CONTRACT_VERSION = '1.9.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: schemeAsNameOrObject }) as Record<
@@ -56,6 +56,12 @@ export function contractFiles(): Record<string, unknown> {
         workflowType: STUDY_WORKFLOW_TYPE,
         input: { args: ['study-request.schema.json'] },
         queries: { [STUDY_QUERY.studyProgress]: 'trials done, the best feasible trial so far, cost (docs/tuning.md)' },
+      },
+      // A run's forEach parts that would outgrow one history run as its child workflows (decision 71); they answer `progress` too.
+      children: {
+        workflowType: PARTS_WORKFLOW_TYPE,
+        workflowId: '<run workflow id>.parts.<forEach>[<first part>-<last part>]',
+        queries: { progress: 'progress.schema.json' },
       },
       failures: {
         [FAILURE.validation]:
