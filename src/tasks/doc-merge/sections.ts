@@ -63,17 +63,18 @@ function alignOrder(sections: DocumentSection[], keys: string[][], columns: Colu
   const m = columns.length;
   const n = sections.length;
   const width = n + 1;
+  const scores = matchScores(sections, keys, columns);
   const best = new Float64Array((m + 1) * width);
   for (let i = m - 1; i >= 0; i--) {
     for (let j = n - 1; j >= 0; j--) {
-      const score = matchScore(sections[j]!, keys[j]!, columns[i]!);
+      const score = scores[i * n + j]!;
       const take = score === NO_MATCH ? -Infinity : score + best[(i + 1) * width + j + 1]!;
       best[i * width + j] = Math.max(take, best[(i + 1) * width + j]!, best[i * width + j + 1]!);
     }
   }
   const joins = sections.map(() => -1);
   for (let i = 0, j = 0; i < m && j < n; ) {
-    const score = matchScore(sections[j]!, keys[j]!, columns[i]!);
+    const score = scores[i * n + j]!;
     if (score !== NO_MATCH && best[i * width + j] === score + best[(i + 1) * width + j + 1]!) {
       joins[j] = i;
       i++;
@@ -82,6 +83,40 @@ function alignOrder(sections: DocumentSection[], keys: string[][], columns: Colu
     else j++;
   }
   return joins;
+}
+
+/**
+ * `matchScore` of every section with every column (row = column), computed only where it can match:
+ * a column sharing a title stem or the section's number. Anywhere else it is NO_MATCH (no overlap
+ * is no similar title, and no number in common is no numbered match), so the result is exact, and a
+ * contract of a thousand clauses aligns with fifty others in a fraction of the time every pair takes.
+ */
+function matchScores(sections: DocumentSection[], keys: string[][], columns: Column[]): Float64Array {
+  const n = sections.length;
+  const scores = new Float64Array(columns.length * n).fill(NO_MATCH);
+  const byStem = new Map<string, number[]>();
+  const byNumber = new Map<number, number[]>();
+  const add = <K>(index: Map<K, number[]>, key: K, i: number) => {
+    const list = index.get(key);
+    if (!list) index.set(key, [i]);
+    else if (list.at(-1) !== i) list.push(i);
+  };
+  columns.forEach((column, i) => {
+    for (const key of column.keys) for (const stem of key) add(byStem, stem, i);
+    for (const number of column.numbers) add(byNumber, number, i);
+  });
+  // Which section last scored each column: a column shared by several stems is scored once.
+  const scoredFor = new Int32Array(columns.length).fill(-1);
+  sections.forEach((section, j) => {
+    const score = (i: number) => {
+      if (scoredFor[i] === j) return;
+      scoredFor[i] = j;
+      scores[i * n + j] = matchScore(section, keys[j]!, columns[i]!);
+    };
+    for (const stem of keys[j]!) for (const i of byStem.get(stem) ?? []) score(i);
+    if (section.number !== undefined) for (const i of byNumber.get(section.number) ?? []) score(i);
+  });
+  return scores;
 }
 
 /** A column's place in the documents: the mean relative position of its sections' starts. */
