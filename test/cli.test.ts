@@ -129,6 +129,15 @@ describe('option precedence: flags > environment > config file > defaults', () =
     expect((await modelOf(['--config', config], { GOT_MODEL: 'from-env' })).llm.model).toBe('from-env');
   });
 
+  it("sets the run's calls in flight, a call's timeout and the calls a history holds from flags", async () => {
+    const request = (await modelOf(['--max-concurrent-calls', '40', '--call-timeout', '90', '--calls-per-history', '500'])) as unknown as {
+      llm: { maxConcurrentCalls: number; timeoutSeconds: number };
+      children: { maxCalls: number };
+    };
+    expect(request.llm).toMatchObject({ maxConcurrentCalls: 40, timeoutSeconds: 90 });
+    expect(request.children).toEqual({ maxCalls: 500 });
+  });
+
   it('takes a flag over both', async () => {
     expect((await modelOf(['--config', config, '--model', 'from-flag'], { GOT_MODEL: 'from-env' })).llm.model).toBe('from-flag');
   });

@@ -151,6 +151,21 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
         '--output <file>',
         "write the best thought's answer to this file; doc-merge: the merged document as .docx, .md, .html (each clause beside its sources) or .txt, by extension",
       )
+      .option(
+        '--max-concurrent-calls <n>',
+        "LLM calls the run may have in flight at once (the request's llm.maxConcurrentCalls)",
+        positive('--max-concurrent-calls'),
+      )
+      .option(
+        '--call-timeout <seconds>',
+        "how long one attempt of an LLM call may take (the request's llm.timeoutSeconds)",
+        positiveNumber('--call-timeout'),
+      )
+      .option(
+        '--calls-per-history <n>',
+        "LLM calls one history holds at most: forEach parts that would make more run in child workflows (the request's children.maxCalls)",
+        positive('--calls-per-history'),
+      )
       .option('--workflow-id <id>', 'workflow id (default: says what the run is)')
       .option('--dry-run', 'check everything and print the run request as JSON, without starting anything', false)
       .option('--json', 'print the report as JSON', false),

@@ -61,6 +61,10 @@ export interface RunOptions {
   localModel?: string;
   /** Re-asks per LLM step whose answers are unusable. */
   reask?: number;
+  /** `llm.maxConcurrentCalls`, `llm.timeoutSeconds` and `children.maxCalls` of the request. */
+  maxConcurrentCalls?: number;
+  callTimeout?: number;
+  callsPerHistory?: number;
   /** Stop waiting once the run's workflow task has failed this many times in a row (default `DEFAULT_STUCK_AFTER`; 0: never). */
   stuckAfter?: number;
   json: boolean;
@@ -120,11 +124,14 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
           }
         : {}),
       ...(o.reask !== undefined ? { reask: o.reask } : {}),
+      ...(o.maxConcurrentCalls !== undefined ? { maxConcurrentCalls: o.maxConcurrentCalls } : {}),
+      ...(o.callTimeout !== undefined ? { timeoutSeconds: o.callTimeout } : {}),
       ...(o.cache ? { cache: true } : {}),
       ...(o.fanOut && o.fanOut !== 'batched' ? { fanOut: o.fanOut } : {}),
       ...(o.structuredOutput ? { structuredOutput: o.structuredOutput } : {}),
     },
     ...(budget ? { budget } : {}),
+    ...(o.callsPerHistory !== undefined ? { children: { maxCalls: o.callsPerHistory } } : {}),
     seed: o.seed,
     labels: { scheme: o.scheme, size, sample: sampleId },
     ...(o.review ? { review: { decide: true } } : {}),
