@@ -12,7 +12,7 @@ import {
   SUPPLIERS,
   WORKSTREAMS,
 } from './contract-samples';
-import { type DocMergeProblem, MAX_DOCUMENTS, MIN_DOCUMENTS } from './dataset';
+import { type DocMergeProblem, MAX_DOCUMENT_CHARS, MAX_DOCUMENTS, MIN_DOCUMENTS } from './dataset';
 
 /**
  * A data room: `count` long services agreements of one customer with different suppliers, all
@@ -184,6 +184,92 @@ export function generateDataRoom(count: number, chars: number, seed: number): Do
       });
       const signature = 'IN WITNESS WHEREOF the parties have signed this agreement on the date first written above.';
       return [...preamble, ...sections, signature].join('\n\n');
+    }),
+  };
+}
+
+/** Chance that a contract words one clause of the template with a sub-clause of its own added. */
+const OWN_SUBCLAUSE = 0.1;
+
+/** A workstream as a heading writes it: "Leeds Data Centre". */
+const titled = (text: string) => text.replace(/\b[a-z]/g, (c) => c.toUpperCase());
+
+/**
+ * `count` contracts of about `chars` characters each with `clauses` numbered clauses ("1. Fees and
+ * Charges for the Billing Platform", then its sub-clauses "1.1 ...", "1.2 ..."), each clause a section
+ * of its own: the clause-dense data rooms, up to a million characters a contract, that
+ * `generateDataRoom` (a few dozen sections of up to 750,000 characters) does not make. Every contract
+ * has every clause of the template under the same number, words some of them differently, changes a
+ * few numbers and adds a sub-clause of its own here and there; reproducible from `seed`.
+ */
+export function generateClauseRoom(count: number, chars: number, clauses: number, seed: number): DocMergeProblem {
+  if (!Number.isInteger(count) || count < MIN_DOCUMENTS || count > MAX_DOCUMENTS) {
+    throw new RangeError(`a data room needs ${MIN_DOCUMENTS} to ${MAX_DOCUMENTS} documents, got ${count}`);
+  }
+  if (!Number.isInteger(clauses) || clauses < 2 || clauses > 999) {
+    throw new RangeError(`contracts of 2 to 999 clauses can be generated, got ${clauses}`);
+  }
+  if (!Number.isInteger(chars) || chars < MIN_CONTRACT_CHARS || chars > MAX_DOCUMENT_CHARS || chars < clauses * 500) {
+    throw new RangeError(
+      `contracts of ${MIN_CONTRACT_CHARS} to ${MAX_DOCUMENT_CHARS} characters, at least 500 a clause, can be generated, got ${chars} for ${clauses} clauses`,
+    );
+  }
+  const random = seededRandom(seed);
+  const roles = pick(random, ROLES);
+  const customer = pick(random, CUSTOMERS);
+  const title = pick(random, CONTRACT_TITLES);
+  const decks: Deck[] = CONTRACT_TOPICS.map((topic) => ({ topic, roles, sections: clauses, templates: [] }));
+  // The template: clause i is about topic ⌊i·topics/clauses⌋ (the topics in their usual order), with a
+  // title of its own.
+  const template = Array.from({ length: clauses }, (_, i) => {
+    const deck = decks[Math.floor((i * decks.length) / clauses)]!;
+    const heading = `${pick(random, deck.topic.titles)} for the ${titled(pick(random, WORKSTREAMS))}`;
+    return { deck, heading, subclauses: [] as string[] };
+  });
+  // What clause n comes to in a contract: its heading line, its sub-clauses ("n.k text", blank lines
+  // between), and on average OWN_SUBCLAUSE of one more. Each clause aims at what is left of the
+  // length for the clauses still to write, so that one clause's surplus is made up by the next.
+  let left = chars - PREAMBLE_CHARS;
+  template.forEach((c, i) => {
+    const numbered = (text: string) => `${i + 1}.${c.subclauses.length + 1} ${text}`.length + 2;
+    const expected = (length: number, subclauses: number) =>
+      length + (OWN_SUBCLAUSE * (length - c.heading.length)) / Math.max(1, subclauses);
+    const target = left / (clauses - i);
+    let length = `${i + 1}. ${c.heading}`.length + 2;
+    for (;;) {
+      const text = clause(random, c.deck);
+      const longer = length + numbered(text);
+      // A sub-clause is kept while the clause comes closer to its share with it than without it.
+      if (
+        c.subclauses.length > 0 &&
+        Math.abs(expected(longer, c.subclauses.length + 1) - target) > Math.abs(expected(length, c.subclauses.length) - target)
+      )
+        break;
+      c.subclauses.push(text);
+      length = longer;
+    }
+    left -= expected(length, c.subclauses.length);
+  });
+  const firstSupplier = randomInt(random, SUPPLIERS.length);
+  const day = 1 + randomInt(random, 28);
+
+  return {
+    documents: Array.from({ length: count }, (_, d) => {
+      const supplier = SUPPLIERS[(firstSupplier + d) % SUPPLIERS.length]!;
+      const heading = pick(random, HEADING_STYLES.slice(0, 2));
+      const preamble = [
+        title,
+        `This agreement is made on ${day + (d % 3)} March 2025 between ${customer}, referred to as ${roles[1]}, and ${supplier}, referred to as ${roles[0]}.`,
+        `${roles[1][0]!.toUpperCase()}${roles[1].slice(1)} wishes to obtain services of the kind described below, and ${roles[0]} has agreed to provide them on the terms of this agreement.`,
+      ];
+      const body = template.map(({ deck, heading: text, subclauses }, i) => {
+        const n = i + 1;
+        const own = subclauses.map((s) => negotiated(random, s));
+        if (random() < OWN_SUBCLAUSE) own.splice(randomInt(random, own.length + 1), 0, clause(random, deck));
+        return `${heading(n, text)}\n\n${own.map((s, k) => `${n}.${k + 1} ${s}`).join('\n\n')}`;
+      });
+      const signature = 'IN WITNESS WHEREOF the parties have signed this agreement on the date first written above.';
+      return [...preamble, ...body, signature].join('\n\n');
     }),
   };
 }
