@@ -171,7 +171,8 @@ function fixtureHistories() {
     readdirSync(`${root}${generation}`)
       .filter((f) => f.endsWith('.json'))
       .map((f) => ({
-        workflowId: `${generation}/${f}`,
+        // The run's own id: a run with children replays only under it (their ids are made from it).
+        workflowId: `${generation}/${f.replace(/\.json$/, '')}`,
         history: historyFromJSON(JSON.parse(readFileSync(`${root}${generation}/${f}`, 'utf8'))),
       })),
   );
