@@ -19,13 +19,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { ClusterInfo } from '../src/cluster/cluster';
-import { clusterPorts, PORT_SPAN, portsInUse } from '../src/cluster/ports';
 import type { ClusterState } from '../src/cluster/state';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
-import { isAlive, isPortFree, LOOPBACK } from '../src/devserver/process';
+import { isAlive } from '../src/devserver/process';
 import type { SimLlmStats } from '../src/simllm/server';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { cpuCheckMs } from './calibration';
+import { got, simulatedClusterUp } from './cluster';
 import { replaceSection, table } from './sections';
 import { percentile } from './stats';
 import { machine, shellFreeEnv } from './support';
@@ -71,26 +71,6 @@ interface Kill {
 
 // The user's settings must not leak into the cluster or its clients.
 const inherited = shellFreeEnv();
-const exec = promisify(execFile);
-
-/** `got <args>` as a user runs it (the compiled CLI); fails with its stderr. */
-async function got(args: string[]): Promise<string> {
-  try {
-    return (await exec(process.execPath, [join(ROOT, 'bin/got.js'), ...args], { env: inherited, maxBuffer: 64 * 1024 * 1024 })).stdout;
-  } catch (e) {
-    const err = e as { code: number; stderr: string };
-    throw new Error(`got ${args.join(' ')} exited with ${err.code}:\n${err.stderr}`);
-  }
-}
-
-/** The first base from 18233 up whose whole range of ports is free. */
-async function freePortBase(): Promise<number> {
-  for (let base = 18_233; base < 32_000; base += PORT_SPAN) {
-    const ports = portsInUse(clusterPorts(base), WORKERS).map((p) => p.port);
-    if ((await Promise.all(ports.map((p) => isPortFree(LOOPBACK, p)))).every(Boolean)) return base;
-  }
-  throw new Error('no free range of ports from 18233');
-}
 
 const simStats = async (info: ClusterInfo): Promise<SimLlmStats> =>
   (await (await fetch(`${info.llm.replace(/\/v1$/, '')}/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as SimLlmStats;
@@ -244,24 +224,8 @@ async function main(): Promise<void> {
     const cpuBefore = cpuCheckMs();
     const load = loadavg()[0]!.toFixed(1);
     const python = (await promisify(execFile)('bash', [join(ROOT, 'scripts/python-env.sh')])).stdout.trim();
-    const portBase = await freePortBase();
     up = true;
-    const info = JSON.parse(
-      await got([
-        'cluster',
-        'up',
-        '--state-dir',
-        stateDir,
-        '--port-base',
-        String(portBase),
-        '--workers',
-        String(WORKERS),
-        '--simulated',
-        '--latency',
-        String(LATENCY_MS),
-        '--json',
-      ]),
-    ) as ClusterInfo;
+    const info = await simulatedClusterUp(stateDir, WORKERS, LATENCY_MS);
     console.error(`[cluster-runs] cluster up at ${info.frontend}, ${WORKERS} workers; ${count} runs a batch`);
     const tag = Date.now().toString(36);
 

@@ -19,26 +19,25 @@
  * reports it as it stands (its histories so far); `--stuck-after N` is passed to `got run` (0: the CLI
  * waits for the run however often its workflow tasks fail); `--no-write` prints the section only. The cluster is brought down with --purge at the end.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { RunReport } from '../src/cli/report';
 import type { ClusterInfo } from '../src/cluster/cluster';
-import { clusterPorts, PORT_SPAN, portsInUse } from '../src/cluster/ports';
 import type { ClusterState } from '../src/cluster/state';
 import { MINIO_DEFAULT_BUCKET } from '../src/devserver/minio';
-import { isAlive, isPortFree, LOOPBACK } from '../src/devserver/process';
+import { isAlive } from '../src/devserver/process';
 import type { SimLlmStats } from '../src/simllm/server';
 import { generateClauseRoom, generateDataRoom } from '../src/tasks/doc-merge/contracts';
 import type { DocMergeProblem } from '../src/tasks/doc-merge/dataset';
 import { cpuCheckMs } from './calibration';
+import { got, simulatedClusterUp } from './cluster';
 import { replaceSection, table } from './sections';
 import { machine, shellFreeEnv } from './support';
 
@@ -63,27 +62,7 @@ const ROOMS: Room[] = [
 ];
 
 const inherited = shellFreeEnv();
-const exec = promisify(execFile);
 const log = (line: string) => console.error(`[large-rooms] ${line}`);
-
-async function got(args: string[], env: Record<string, string> = {}): Promise<string> {
-  try {
-    return (
-      await exec(process.execPath, [join(ROOT, 'bin/got.js'), ...args], { env: { ...inherited, ...env }, maxBuffer: 64 * 1024 * 1024 })
-    ).stdout;
-  } catch (e) {
-    const err = e as { code: number; stderr: string };
-    throw new Error(`got ${args.join(' ')} exited with ${err.code}:\n${err.stderr}`);
-  }
-}
-
-async function freePortBase(): Promise<number> {
-  for (let base = 18_233; base < 32_000; base += PORT_SPAN) {
-    const ports = portsInUse(clusterPorts(base), WORKERS).map((p) => p.port);
-    if ((await Promise.all(ports.map((p) => isPortFree(LOOPBACK, p)))).every(Boolean)) return base;
-  }
-  throw new Error('no free range of ports from 18233');
-}
 
 /**
  * The simulator's counters. It answers between the prompts it works on (long ones take it seconds of
@@ -308,24 +287,8 @@ async function main(): Promise<void> {
       return folder;
     });
 
-    const portBase = await freePortBase();
     up = true;
-    const info = JSON.parse(
-      await got([
-        'cluster',
-        'up',
-        '--state-dir',
-        stateDir,
-        '--port-base',
-        String(portBase),
-        '--workers',
-        String(WORKERS),
-        '--simulated',
-        '--latency',
-        String(LATENCY_MS),
-        '--json',
-      ]),
-    ) as ClusterInfo;
+    const info = await simulatedClusterUp(stateDir, WORKERS, LATENCY_MS);
     log(`cluster up at ${info.frontend}, ${WORKERS} workers, simulator at ${LATENCY_MS} ms a call`);
     connection = await Connection.connect({ address: info.frontend });
     const client = new Client({ connection, namespace: info.env.TEMPORAL_NAMESPACE });
