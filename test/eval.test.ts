@@ -5,9 +5,14 @@ import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { figureSpec } from '../src/eval/figure';
+import { jobKey } from '../src/eval/plan';
 import type { EvalRow } from '../src/eval/results';
-import { type EvalOptions, runEvaluation } from '../src/eval/run-eval';
+import { type EvalOptions, planEvaluation, runEvaluation } from '../src/eval/run-eval';
 import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
+import { parseDocMergeCsv } from '../src/tasks/doc-merge/dataset';
+import { parseKeywordCountingCsv } from '../src/tasks/keyword-counting/dataset';
+import { keywordCountingTask } from '../src/tasks/keyword-counting/index';
+import { readSharedData, SHARED_DATA_DIR } from './support/tasks';
 
 let llm: SimulatedLlm;
 let options: EvalOptions;
@@ -119,5 +124,39 @@ describe('the figure of runs that cost nothing', () => {
     expect(spec).toContain('total tokens of the runs (thousands)');
     expect(spec).not.toContain('(USD)');
     expect(spec).toContain('"kiloTokens":8');
+  });
+});
+
+describe('the evaluation on the reference datasets', () => {
+  const dir = SHARED_DATA_DIR;
+  const plan = (task: string, sizes: number[]) =>
+    planEvaluation({
+      ...options,
+      task,
+      schemes: ['io'],
+      sizes,
+      samples: 2,
+      datasetDir: dir,
+      out: mkdtempSync(join(tmpdir(), 'got-eval-')),
+    });
+
+  it("merges the paper's NDAs, not generated contracts", () => {
+    const { jobs, requests } = plan('doc-merge', [4]);
+    const rows = parseDocMergeCsv(readSharedData('documents.csv'));
+    expect(jobs.map((j) => j.size)).toEqual([4, 4]);
+    jobs.forEach((job, i) => {
+      expect(requests.get(jobKey(job))!.problem).toEqual(rows.find((r) => r.id === String(i))!.problem);
+    });
+  });
+
+  it("counts keywords in the paper's texts, each run at its text's own size, a text once whatever sizes are asked", () => {
+    const { jobs, requests } = plan('keyword-counting', [8, 12, 16]);
+    const rows = parseKeywordCountingCsv(readSharedData('countries.csv'));
+    expect(jobs.map((j) => j.sample)).toEqual(['0', '1']);
+    jobs.forEach((job) => {
+      const row = rows.find((r) => r.id === job.sample)!;
+      expect(requests.get(jobKey(job))!.problem).toEqual(row.problem);
+      expect(job.size).toBe(keywordCountingTask.sizeOf(row.problem));
+    });
   });
 });

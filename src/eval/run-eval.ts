@@ -47,9 +47,7 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
   const task = getTask(o.task);
   const out = resolve(o.out);
   mkdirSync(out, { recursive: true });
-  const samples = sampleIds(o);
-  const jobs = planJobs(task.id, o.schemes, o.sizes, samples);
-  const requests = new Map(jobs.map((j) => [jobKey(j), requestFor(j, o)])); // every input checked before anything starts
+  const { jobs, requests } = planEvaluation(o); // every input checked before anything starts
   const route = payloadRouteFromEnv();
   for (const r of requests.values()) checkRun(r, route);
 
@@ -116,6 +114,27 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
     );
   }
   return { rows, stuck, ran: todo.length, reused: done.size, files };
+}
+
+/**
+ * The evaluation's runs and their requests. With a dataset folder every task reads its reference
+ * file (the paper's NDAs and texts too, not generated look-alikes), and a run's size is its problem's:
+ * a dataset of one file for all sizes (keyword counting's) gives each row its own size, so sizes
+ * asked for that name the same row are one run.
+ */
+export function planEvaluation(o: EvalOptions): { jobs: EvalJob[]; requests: Map<string, RunRequestInput> } {
+  const task = getTask(o.task);
+  const jobs: EvalJob[] = [];
+  const requests = new Map<string, RunRequestInput>();
+  for (const planned of planJobs(task.id, o.schemes, o.sizes, sampleIds(o))) {
+    const request = requestFor(planned, o);
+    const size = request.labels?.size;
+    const job = { ...planned, size: typeof size === 'number' ? size : planned.size };
+    if (requests.has(jobKey(job))) continue;
+    requests.set(jobKey(job), request);
+    jobs.push(job);
+  }
+  return { jobs, requests };
 }
 
 /** Sample ids 0..n-1: row IDs of the reference datasets, or generator seeds without one. */

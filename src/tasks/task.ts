@@ -139,7 +139,7 @@ export interface Task<P = unknown> {
   llmScorers?: Record<string, LlmScorer<P>>;
   /** Local validity check used by ValidateAndImprove. */
   validate?(state: ThoughtState, problem: P): boolean;
-  /** The reference dataset file for a size, e.g. `sorting_064.csv` (looked up in a dataset folder). */
+  /** The reference dataset file for a size, e.g. `sorting_064.csv` (looked up in a dataset folder; `got eval --dataset-dir` reads it). */
   datasetFile?(size: number): string;
   /** Upper end of the score axis in figures: errors beyond it are clamped (the paper clamps at the list length). */
   plotMax?(size: number): number;

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { GooBuilder } from '../../src/goo/builder';
 import type { GoO, Operation } from '../../src/goo/schema';
@@ -17,7 +19,9 @@ export function validationIssues(fn: () => unknown): Issue[] {
 }
 
 /** A file of the paper's datasets, read from `../shared` beside the checkout (never copied into it). */
-export const readSharedData = (file: string) => readFileSync(new URL(`../../../shared/data/got-examples/${file}`, import.meta.url), 'utf8');
+/** The paper's datasets, beside the project (`../shared`). */
+export const SHARED_DATA_DIR = fileURLToPath(new URL('../../../shared/data/got-examples/', import.meta.url));
+export const readSharedData = (file: string) => readFileSync(join(SHARED_DATA_DIR, file), 'utf8');
 
 /** Every scheme of a task at the given sizes: unique operation ids, a valid GoO, only prompts the task can build. */
 export function expectSchemesWellFormed(task: AnyTask, sizes: readonly number[] = task.sizes, problemOf?: (size: number) => unknown): void {

@@ -131,6 +131,8 @@ export const docMergeTask: Task<DocMergeProblem> = {
   },
   answerText: (state) => asState(state).merged ?? `(no merged NDA: ${String(state.answer ?? 'unparseable answer')})`,
   parseDataset: parseDocMergeCsv,
+  // The paper's samples of four NDAs each: one file for the one size.
+  datasetFile: () => 'documents.csv',
   problemFromFiles: (files) => ({
     documents: files.map((f) => f.text),
     // Sources are named only when every file was read as a document: a name per index or none.

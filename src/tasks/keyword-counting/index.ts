@@ -138,6 +138,8 @@ export const keywordCountingTask: Task<KeywordCountingProblem> = {
     return s.counts ? fmtCounts(s.counts) : `(no tally: ${String(state.answer ?? 'unparseable answer')})`;
   },
   parseDataset: parseKeywordCountingCsv,
+  // The paper's texts in one file, whatever their number of sentences.
+  datasetFile: () => 'countries.csv',
   generateProblem: generateKeywordCountingProblem,
 
   buildPrompt({ prompt, params, thoughts }: PromptRequest) {
