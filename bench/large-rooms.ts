@@ -16,7 +16,8 @@
  * them, stored payloads as references), all their events, and the bytes of the payload store's bucket
  * on disk. `--room 1|2` measures one room; `--undisturbed 2` measures room 2 undisturbed only;
  * `--deadline-min N` stops waiting for a run N minutes after the bench started (default 40) and
- * reports it as it stands (its histories so far); `--stuck-after N` is passed to `got run` (0: the CLI
+ * reports it as it stands (its histories so far); `--with FILE` puts the rows an earlier invocation
+ * printed (its stdout) first in the table; `--stuck-after N` is passed to `got run` (0: the CLI
  * waits for the run however often its workflow tasks fail); `--no-write` prints the section only. The cluster is brought down with --purge at the end.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -54,11 +55,20 @@ interface Room {
   key: '1' | '2';
   label: string;
   make: () => DocMergeProblem;
+  /** What `got run` is told besides the room, as a user would tell it for such a room. */
+  runArgs: string[];
 }
 
 const ROOMS: Room[] = [
-  { key: '1', label: '200 × 200,000 chars', make: () => generateDataRoom(200, 200_000, 1) },
-  { key: '2', label: '50 × ~990,000 chars, 999 clauses', make: () => generateClauseRoom(50, 990_000, 999, 1) },
+  {
+    key: '1',
+    label: '200 × 200,000 chars',
+    make: () => generateDataRoom(200, 200_000, 1),
+    // Prompts of ~50,000 tokens take one simulator process a CPU second each on a busy machine: at the
+    // default 500 calls in flight they queue there past the call timeout (measured: 943 of 2,250 timed out).
+    runArgs: ['--max-concurrent-calls', '16', '--call-timeout', '600'],
+  },
+  { key: '2', label: '50 × ~990,000 chars, 999 clauses', make: () => generateClauseRoom(50, 990_000, 999, 1), runArgs: [] },
 ];
 
 const inherited = shellFreeEnv();
@@ -268,7 +278,17 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void down().then(() => process.exit(130)));
 
-  const rows: RunRow[] = [];
+  // Rows an earlier invocation printed (its stdout), so rooms measured one at a time share one table.
+  const earlier = arg('--with');
+  const rows: RunRow[] = earlier
+    ? readFileSync(earlier, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => {
+          const { workflowId: _id, sha256: _sha, histories: _h, ...row } = JSON.parse(line) as RunRow & Record<string, unknown>;
+          return row as RunRow;
+        })
+    : [];
   const notes: string[] = [];
   let connection: Connection | undefined;
   try {
@@ -307,7 +327,10 @@ async function main(): Promise<void> {
         const storeBefore = bytesUnder(storeDir);
         const started = Date.now();
         log(`room ${room.key} ${disturbed ? 'disturbed' : 'undisturbed'}: starting ${workflowId}`);
-        const run = startCliRun(info, folders[r]!, workflowId, stuckAfter === undefined ? [] : ['--stuck-after', stuckAfter]);
+        const run = startCliRun(info, folders[r]!, workflowId, [
+          ...room.runArgs,
+          ...(stuckAfter === undefined ? [] : ['--stuck-after', stuckAfter]),
+        ]);
         let ended = false;
         const outcome = run.done.then((o) => {
           ended = true;

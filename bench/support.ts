@@ -95,6 +95,7 @@ export async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
 }
 
 export interface WorkerProcess {
+  pid: number;
   /** The process's resident memory now, in MiB (Linux; undefined elsewhere). */
   rssMiB(): number | undefined;
   stop(): Promise<void>;
@@ -158,7 +159,7 @@ export async function startBenchEnv(llmOptions: SimLlmOptions = {}, dataConverte
         ...extra,
       };
       const child = await spawnUntil(['worker/main.ts'], 'worker polling', env);
-      return { rssMiB: () => rssMiB(child.pid), stop: () => stopProcess(child) };
+      return { pid: child.pid!, rssMiB: () => rssMiB(child.pid), stop: () => stopProcess(child) };
     },
     async close() {
       for (const n of natives) await n.close();

@@ -7,7 +7,7 @@ import type { GoO } from '../src/goo/schema';
 import type { Grs } from '../src/grs/types';
 import { inspectRun } from '../src/inspect/rebuild';
 import type { RunRequestInput } from '../src/run/request';
-import { PARTS_WORKFLOW_TYPE } from '../src/run/wire';
+import { PARTS_WORKFLOW_TYPE, WORKFLOW_TASK_TIMEOUT_SECONDS } from '../src/run/wire';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
 import { sortingTask } from '../src/tasks/sorting';
@@ -94,7 +94,11 @@ describe('a forEach whose parts run in child workflows', () => {
       expect(child.type).toBe(PARTS_WORKFLOW_TYPE);
       expect(child.status.name).toBe('COMPLETED');
       expect(child.parentExecution?.workflowId).toBe(handle.workflowId);
+      // A worker that lost a child's cached state replays it in one workflow task: it gets more than Temporal's 10 s (decision 72).
+      expect(Number(child.raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds)).toBe(WORKFLOW_TASK_TIMEOUT_SECONDS);
     }
+    const run = await handle.describe();
+    expect(Number(run.raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds)).toBe(WORKFLOW_TASK_TIMEOUT_SECONDS);
     // The run's own history holds no LLM call of the parts: only the split, the merge and its children.
     const history = await handle.fetchHistory();
     const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).length;

@@ -14,6 +14,7 @@ import type { RateLimits } from '../src/llm/rate-limit';
 import type { LimitScope } from '../src/run/wire';
 import type { Tracing } from '../src/telemetry/traces';
 import { bundleWorkflowsFromSource, prebuiltWorkflowBundle, WORKFLOWS_PATH, workflowCodeOption } from './bundle';
+import { withoutWorkflowStackTraces } from './stack-traces';
 
 export { WORKFLOWS_PATH };
 
@@ -59,6 +60,7 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
   const store = payloadStoreOf(o.dataConverter);
   if (o.tracing && o.workflowBundle)
     throw new Error('a prebuilt workflow bundle has no tracing interceptors: give tracing or workflowBundle, not both');
+  withoutWorkflowStackTraces();
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace ?? 'default',

@@ -23,7 +23,7 @@ import time
 
 from temporalio.client import WorkflowFailureError
 
-from start_merge import CONTRACT, RunRefused, RunResult, check, connect, emit, failure_of, merge_request, merged_text, problem_of
+from start_merge import CONTRACT, TASK_TIMEOUT, RunRefused, RunResult, check, connect, emit, failure_of, merge_request, merged_text, problem_of
 
 
 def request_of(problem: dict, seed: int, sample: int) -> dict:
@@ -37,7 +37,9 @@ async def run(client, request: dict, workflow_id: str, task_queue: str) -> dict:
     """One run from its start call to its result, as a line of the report; a failure is reported, never raised."""
     line = {"event": "run", "workflowId": workflow_id, "requestKey": f"seed-{request['seed']}", "startedAt": time.time()}
     try:
-        handle = await client.start_workflow(CONTRACT["workflowType"], request, id=workflow_id, task_queue=task_queue)
+        handle = await client.start_workflow(
+            CONTRACT["workflowType"], request, id=workflow_id, task_queue=task_queue, task_timeout=TASK_TIMEOUT
+        )
         result = RunResult.of(await handle.result())
         if result.best is None or result.status == "noAnswer":
             line["status"] = "noAnswer"

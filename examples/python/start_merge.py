@@ -25,6 +25,7 @@ import pathlib
 import sys
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import jsonschema
@@ -44,6 +45,8 @@ def load(name: str) -> dict:
 
 
 CONTRACT = load("contract.json")
+# A worker replaying a long history needs more than Temporal's default 10 s a workflow task.
+TASK_TIMEOUT = timedelta(seconds=CONTRACT["workflowTaskTimeoutSeconds"])
 CATALOGUE = load(CONTRACT["tasks"])
 PROGRESS_QUERY = "progress"
 
@@ -273,6 +276,7 @@ async def main() -> int:
             request,
             id=f"got-doc-merge-python-{uuid.uuid4().hex[:8]}",
             task_queue=args.task_queue or CONTRACT["defaultTaskQueue"],
+            task_timeout=TASK_TIMEOUT,
         )
         emit({"event": "started", "workflowId": handle.id})
         running = asyncio.ensure_future(handle.result())

@@ -4,7 +4,7 @@ import { payloadStoreOf } from '../codec/data-converter';
 import type { Grs } from '../grs/types';
 import { checkRun } from '../run/check';
 import type { Progress, RunRequestInput, RunResult, SentRunRequest } from '../run/request';
-import { DEFAULT_TASK_QUEUE, QUERY, WORKFLOW_TYPE } from '../run/wire';
+import { DEFAULT_TASK_QUEUE, QUERY, WORKFLOW_TASK_TIMEOUT_SECONDS, WORKFLOW_TYPE } from '../run/wire';
 import { taskIdOf } from '../tasks/declarative/schema';
 
 export interface StartOptions {
@@ -48,6 +48,7 @@ export async function startCheckedRun(
     taskQueue: o.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: o.workflowId ?? workflowIdFor(checked),
     args: [checked],
+    workflowTaskTimeout: `${WORKFLOW_TASK_TIMEOUT_SECONDS}s`,
   });
 }
 

@@ -5,6 +5,7 @@ import type { temporal } from '@temporalio/proto';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { GotActivities, PreparedRun } from '../../activities';
 import { workflowCodeOption } from '../../worker/bundle';
+import { withoutWorkflowStackTraces } from '../../worker/stack-traces';
 import { dataConverterFromEnv, whyUnreadable } from '../codec/data-converter';
 import { type GrsFact, GrsRecorder } from '../grs/recorder';
 import type { Grs } from '../grs/types';
@@ -32,6 +33,7 @@ export async function rebuildGrs(history: History, o: RebuildOptions = {}): Prom
   const dataConverter = o.dataConverter ?? dataConverterFromEnv();
   const unreadable = whyUnreadable(history.events, dataConverter);
   if (unreadable) throw new Error(unreadable);
+  withoutWorkflowStackTraces();
   await Worker.runReplayHistory(
     {
       ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : workflowCodeOption()),

@@ -4,7 +4,17 @@ import { TASKS } from '../tasks/registry';
 import { StudyRequest } from '../tune/request';
 import { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions, RunRequest, RunResult, SchemeField } from './request';
 import { problemSchemaFile, taskCatalogue } from './task-catalogue';
-import { DEFAULT_TASK_QUEUE, FAILURE, PARTS_WORKFLOW_TYPE, QUERY, STUDY_QUERY, STUDY_WORKFLOW_TYPE, UPDATE, WORKFLOW_TYPE } from './wire';
+import {
+  DEFAULT_TASK_QUEUE,
+  FAILURE,
+  PARTS_WORKFLOW_TYPE,
+  QUERY,
+  STUDY_QUERY,
+  STUDY_WORKFLOW_TYPE,
+  UPDATE,
+  WORKFLOW_TASK_TIMEOUT_SECONDS,
+  WORKFLOW_TYPE,
+} from './wire';
 
 /**
  * The public contract of the Controller workflow, for clients in any language: its type name, task
@@ -12,7 +22,7 @@ import { DEFAULT_TASK_QUEUE, FAILURE, PARTS_WORKFLOW_TYPE, QUERY, STUDY_QUERY, S
  * schemes), as JSON Schema generated from the zod schemas the code itself uses. `npm run schema`
  * writes it to schema/ (file names may have a folder: `tasks/...`); a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.9.0';
+export const CONTRACT_VERSION = '1.10.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: schemeAsNameOrObject }) as Record<
@@ -36,6 +46,8 @@ export function contractFiles(): Record<string, unknown> {
       version: CONTRACT_VERSION,
       workflowType: WORKFLOW_TYPE,
       defaultTaskQueue: DEFAULT_TASK_QUEUE,
+      // Start option a client should give (Temporal's default is 10 s): a worker replaying a long history needs longer.
+      workflowTaskTimeoutSeconds: WORKFLOW_TASK_TIMEOUT_SECONDS,
       input: { args: ['run-request.schema.json'] },
       tasks: 'tasks.json',
       output: 'run-result.schema.json',

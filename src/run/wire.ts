@@ -118,6 +118,13 @@ export const PARTS_WORKFLOW_TYPE = 'graphParts';
  * events, so the default keeps a child near 8,000 of Temporal's 51,200 events a history may hold.
  */
 export const DEFAULT_CHILD_MAX_CALLS = 2_000;
+/**
+ * How long one workflow task of a run or of its children may take (Temporal's default is 10 s). A
+ * worker that lost a run's cached state replays its whole history in one task: a child of 2,000
+ * calls (~8,000 events) took longer than 10 s on a busy machine, timed out, and was replayed again,
+ * forever (decision 72). The server allows at most 120 s.
+ */
+export const WORKFLOW_TASK_TIMEOUT_SECONDS = 60;
 /** The most `children.maxCalls` may say: over ~12,000 calls a child would near the event cap. */
 export const MAX_CHILD_MAX_CALLS = 10_000;
 

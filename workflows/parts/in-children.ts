@@ -1,7 +1,7 @@
 import { ApplicationFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { type ForEachOperation, type GrownPart, partId } from '../../src/goo/grow';
 import { budgetShare, partBatches } from '../../src/parts/plan';
-import { DEFAULT_CHILD_MAX_CALLS, PARTS_WORKFLOW_TYPE } from '../../src/run/wire';
+import { DEFAULT_CHILD_MAX_CALLS, PARTS_WORKFLOW_TYPE, WORKFLOW_TASK_TIMEOUT_SECONDS } from '../../src/run/wire';
 import { budgetUsed } from '../budget';
 import type { OpClock, RunContext } from '../context';
 import { rootCause } from '../failures';
@@ -62,6 +62,8 @@ export function runsInChildren(
           return await executeChild<typeof graphParts>(PARTS_WORKFLOW_TYPE, {
             args: [share ? { ...input, request: { ...input.request, budget: share } } : input],
             workflowId,
+            // Replay compares a child's id and type, not its timeouts: recorded runs replay as they were.
+            workflowTaskTimeout: `${WORKFLOW_TASK_TIMEOUT_SECONDS}s`,
             staticSummary: `parts ${parts[0]}–${parts.at(-1)} of forEach "${op.id}": ${operations.length} operations`,
           });
         } finally {
