@@ -99,7 +99,7 @@ describe('values kept by reference', () => {
 });
 
 describe('the payloads a worker stored or read lately', () => {
-  it('are read again from memory: a workflow task reading its activities\' results, a replay, no store round trip each', async () => {
+  it("are read again from memory: a workflow task reading its activities' results, a replay, no store round trip each", async () => {
     const blobs = new DirectoryBlobStore(freshDir());
     let reads = 0;
     const counted = Object.assign(Object.create(blobs) as DirectoryBlobStore, {
@@ -108,7 +108,10 @@ describe('the payloads a worker stored or read lately', () => {
         return blobs.get(key);
       },
     });
-    const payload = { metadata: { encoding: new TextEncoder().encode('json/plain') }, data: new TextEncoder().encode('"a merged section"') };
+    const payload = {
+      metadata: { encoding: new TextEncoder().encode('json/plain') },
+      data: new TextEncoder().encode('"a merged section"'),
+    };
     const writer = new PayloadStore(counted);
     const [claim] = await writer.store({} as never, [payload]);
     expect(new TextDecoder().decode((await writer.retrieve({} as never, [claim!]))[0]!.data!)).toBe('"a merged section"');
