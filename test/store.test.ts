@@ -98,6 +98,32 @@ describe('values kept by reference', () => {
   });
 });
 
+describe('the payloads a worker stored or read lately', () => {
+  it("are read again from memory: a workflow task reading its activities' results, a replay, no store round trip each", async () => {
+    const blobs = new DirectoryBlobStore(freshDir());
+    let reads = 0;
+    const counted = Object.assign(Object.create(blobs) as DirectoryBlobStore, {
+      get: (key: string) => {
+        reads++;
+        return blobs.get(key);
+      },
+    });
+    const payload = {
+      metadata: { encoding: new TextEncoder().encode('json/plain') },
+      data: new TextEncoder().encode('"a merged section"'),
+    };
+    const writer = new PayloadStore(counted);
+    const [claim] = await writer.store({} as never, [payload]);
+    expect(new TextDecoder().decode((await writer.retrieve({} as never, [claim!]))[0]!.data!)).toBe('"a merged section"');
+    expect(reads).toBe(0);
+    // Another process (a worker that replays the run) reads it from the store once, then from memory.
+    const reader = new PayloadStore(counted);
+    await reader.retrieve({} as never, [claim!]);
+    await reader.retrieve({} as never, [claim!]);
+    expect(reads).toBe(1);
+  });
+});
+
 describe('a long document merge with the payload store', () => {
   let storeDir: string;
   let h: Harness;

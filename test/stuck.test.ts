@@ -146,6 +146,9 @@ describe('a run whose workflow task keeps failing', () => {
     const { code, stdout, stderr } = await got([...args, '--task-queue', broken.taskQueue, '--workflow-id', workflowId]);
     expect(code, stderr).toBe(STUCK_EXIT_CODE);
     expect(stdout).toBe(''); // no report: the run has no result
+    // Without a worker of its own the command starts no LLM: the workers of the queue make the calls.
+    expect(stderr).toContain(`Runs go to task queue ${broken.taskQueue}`);
+    expect(stderr).not.toMatch(/Using the (simulated LLM|local model)/);
     const line = stderr.trim().split('\n').at(-1)!;
     expect(line).toMatch(new RegExp(`run ${workflowId} \\(run id [\\w-]+\\) is stuck: its workflow task failed \\d+ times in a row`));
     expect(line).toContain(`${BROKEN_CAUSE}: ${BROKEN_CODE_MESSAGE}`);

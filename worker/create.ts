@@ -92,8 +92,10 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     maxEagerActivityReservationsPerWorkflowTask: 100,
     // Heartbeats reach the server at least every 2 s, so a cancelled run stops its LLM calls within seconds.
     maxHeartbeatThrottleInterval: '2s',
-    // A run whose worker died moves to another worker after 5 s instead of Temporal's default 10 s.
-    stickyQueueScheduleToStartTimeout: '5s',
+    // A run whose worker died moves to another worker after this. Not sooner: a busy worker picked up its
+    // runs' next tasks 4-5 s late, and a run that moves is replayed whole on a worker that lacks it,
+    // which with long children cost more than the wait (decision 72).
+    stickyQueueScheduleToStartTimeout: '20s',
     // The Controller reports GRS facts only while replaying, for `inspect`; an ordinary worker ignores them.
     sinks: { grsReplay: { fact: { fn: () => undefined, callDuringReplay: false } } },
   });

@@ -30,8 +30,8 @@ export interface CliRuntime {
   client: Client;
   namespace: string;
   uiUrl: string;
-  /** Where LLM calls go: a real endpoint from the environment, or the simulated one. */
-  llm: { endpoint: LlmEndpoint; simulated?: SimulatedLlmThread };
+  /** Where this process's worker sends LLM calls: a real endpoint, the local model or the simulated one; none without a worker here. */
+  llm?: { endpoint: LlmEndpoint; simulated?: SimulatedLlmThread };
   close(): Promise<void>;
 }
 
@@ -88,9 +88,11 @@ let interrupted: { what: string; log: (line: string) => void } | undefined;
 export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const source = o.llm ?? defaultLlmSource();
   const configured = endpointFromEnv();
-  if (source === 'endpoint' && !configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
+  // Without a worker here the workers polling the task queue make the calls, with their own LLM.
+  const callsHere = o.inProcessWorker;
+  if (callsHere && source === 'endpoint' && !configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
   // The simulated LLM starts first, in a thread of its own: it comes up while the server is checked.
-  const simulatedStart = source === 'sim' ? startSimulatedLlm(o.simulatedLatencyMs) : undefined;
+  const simulatedStart = callsHere && source === 'sim' ? startSimulatedLlm(o.simulatedLatencyMs) : undefined;
   simulatedStart?.catch(() => undefined); // its failure is thrown where it is awaited, below
   const cleanups: (() => Promise<void>)[] = [];
   if (simulatedStart) cleanups.push(async () => (await simulatedStart).close());
@@ -110,8 +112,9 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     cleanups.push(() => connection.close());
 
     const simulated = await simulatedStart;
-    let endpoint: LlmEndpoint;
-    if (simulated) {
+    let endpoint: LlmEndpoint | undefined;
+    if (!callsHere) o.log(`Runs go to task queue ${o.taskQueue}: the workers polling it make their LLM calls.`);
+    else if (simulated) {
       endpoint = { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' };
       o.log(
         `Using the simulated LLM at ${simulated.baseURL} (${o.simulatedLatencyMs} ms per call)${configured ? '' : '; set OPENAI_BASE_URL for a real endpoint, or --llm local for the local model'}.`,
@@ -126,7 +129,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       );
     } else endpoint = configured!;
 
-    if (o.inProcessWorker) {
+    if (endpoint) {
       // The first install wins (an embedding process may have installed its own logger already).
       installQuietRuntime(undefined, { ownSignals: true });
       const native = await connectNative(server.connection);
@@ -157,7 +160,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       }),
       namespace,
       uiUrl: server.uiUrl,
-      llm: { endpoint, ...(simulated ? { simulated } : {}) },
+      ...(endpoint ? { llm: { endpoint, ...(simulated ? { simulated } : {}) } } : {}),
       async close() {
         for (const cleanup of cleanups.reverse()) await cleanup();
       },

@@ -38,6 +38,12 @@ export class PayloadStore implements StorageDriver {
   readonly type = 'got.blob-store';
   /** Decoded values by key: a worker reads a run's problem once, however many steps use it. */
   private readonly values = new Map<string, Promise<unknown>>();
+  /**
+   * Blobs this process stored or read lately, by key (content-addressed, so never stale): a workflow
+   * task reads the results its worker's activities have just stored, and a replay reads a run's
+   * whole history, one store round trip per workflow task otherwise (decision 72).
+   */
+  private readonly recent = new RecentBlobs(RECENT_BLOB_BYTES);
 
   constructor(
     readonly blobs: BlobStore,
@@ -54,7 +60,15 @@ export class PayloadStore implements StorageDriver {
   }
 
   async retrieve(_context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
-    return Promise.all(claims.map(async (claim) => PayloadProto.decode(await this.blobs.get(keyOf(claim.claimData)))));
+    return Promise.all(claims.map(async (claim) => PayloadProto.decode(await this.blob(keyOf(claim.claimData)))));
+  }
+
+  private async blob(key: string): Promise<Uint8Array> {
+    const known = this.recent.get(key);
+    if (known) return known;
+    const bytes = await this.blobs.get(key);
+    this.recent.add(key, bytes);
+    return bytes;
   }
 
   /** Stores a JSON value (encoded and encrypted like any payload) and returns its reference. */
@@ -79,6 +93,7 @@ export class PayloadStore implements StorageDriver {
     const bytes = PayloadProto.encode(payload).finish();
     const key = sha256(bytes);
     await this.blobs.put(key, bytes);
+    this.recent.add(key, bytes);
     return { key, bytes: bytes.length };
   }
 
@@ -96,9 +111,40 @@ export class PayloadStore implements StorageDriver {
   }
 
   private async readValue(key: string): Promise<unknown> {
-    let payload: Payload = PayloadProto.decode(await this.blobs.get(key));
+    let payload: Payload = PayloadProto.decode(await this.blob(key));
     for (const codec of [...this.codecs].reverse()) payload = (await codec.decode([payload]))[0]!;
     return defaultPayloadConverter.fromPayload(payload);
+  }
+}
+
+/** How many bytes of recent blobs a process keeps. */
+const RECENT_BLOB_BYTES = 64 * 1024 * 1024;
+
+/** Blobs by key, least recently used first out once they pass a byte budget; a blob larger than a quarter of it is not kept. */
+class RecentBlobs {
+  private readonly byKey = new Map<string, Uint8Array>();
+  private bytes = 0;
+
+  constructor(private readonly budget: number) {}
+
+  get(key: string): Uint8Array | undefined {
+    const blob = this.byKey.get(key);
+    if (blob) {
+      this.byKey.delete(key);
+      this.byKey.set(key, blob);
+    }
+    return blob;
+  }
+
+  add(key: string, blob: Uint8Array): void {
+    if (blob.length > this.budget / 4 || this.byKey.has(key)) return;
+    this.byKey.set(key, blob);
+    this.bytes += blob.length;
+    for (const [oldest, old] of this.byKey) {
+      if (this.bytes <= this.budget) break;
+      this.byKey.delete(oldest);
+      this.bytes -= old.length;
+    }
   }
 }
 
