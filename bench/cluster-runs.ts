@@ -10,7 +10,7 @@
  * brought down with --purge at the end, also on failure.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,16 +19,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { ClusterInfo } from '../src/cluster/cluster';
-import type { ClusterState } from '../src/cluster/state';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { isAlive } from '../src/devserver/process';
 import type { SimLlmStats } from '../src/simllm/server';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { cpuCheckMs } from './calibration';
-import { got, simulatedClusterUp } from './cluster';
+import { clusterState, got, simulatedClusterUp } from './cluster';
 import { replaceSection, table } from './sections';
 import { percentile } from './stats';
-import { machine, shellFreeEnv } from './support';
+import { cpuSeconds, machine, shellFreeEnv } from './support';
 
 const TITLE = 'Many runs on the deployed shape';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -125,15 +124,6 @@ async function runBatch(o: Parameters<typeof startBatch>[0], during?: (lines: Ru
   await during?.(batch.lines);
   const { code, stderr } = await batch.done;
   return { lines: batch.lines, code, stderr, llmRequests: (await simStats(o.info)).requests - before };
-}
-
-/** The cluster's record of what it runs: the pid of every process it started. */
-const clusterState = (stateDir: string) => JSON.parse(readFileSync(join(stateDir, 'cluster.json'), 'utf8')) as ClusterState;
-
-/** CPU seconds a process has used so far (/proc), to pick the busiest worker. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** SIGKILLs the worker that has worked most so far, once LLM calls are in flight `afterMs` after `from`. */

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ClusterInfo } from '../src/cluster/cluster';
 import { clusterPorts, PORT_SPAN, portsInUse } from '../src/cluster/ports';
+import type { ClusterState } from '../src/cluster/state';
 import { isPortFree, LOOPBACK } from '../src/devserver/process';
 import { shellFreeEnv } from './support';
 
@@ -41,3 +43,6 @@ export async function simulatedClusterUp(stateDir: string, workers: number, late
   const args = ['--state-dir', stateDir, '--port-base', String(portBase), '--workers', String(workers)];
   return JSON.parse(await got(['cluster', 'up', ...args, '--simulated', '--latency', String(latencyMs), '--json'])) as ClusterInfo;
 }
+
+/** The cluster's record of what it runs: the pid of every process it started. */
+export const clusterState = (stateDir: string) => JSON.parse(readFileSync(join(stateDir, 'cluster.json'), 'utf8')) as ClusterState;

@@ -31,16 +31,15 @@ import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { RunReport } from '../src/cli/report';
 import type { ClusterInfo } from '../src/cluster/cluster';
-import type { ClusterState } from '../src/cluster/state';
 import { MINIO_DEFAULT_BUCKET } from '../src/devserver/minio';
 import { isAlive } from '../src/devserver/process';
 import type { SimLlmStats } from '../src/simllm/server';
 import { generateClauseRoom, generateDataRoom } from '../src/tasks/doc-merge/contracts';
 import type { DocMergeProblem } from '../src/tasks/doc-merge/dataset';
 import { cpuCheckMs } from './calibration';
-import { got, simulatedClusterUp } from './cluster';
+import { clusterState, got, simulatedClusterUp } from './cluster';
 import { replaceSection, table } from './sections';
-import { machine, shellFreeEnv } from './support';
+import { cpuSeconds, machine, shellFreeEnv } from './support';
 
 const { temporal } = proto;
 const TITLE = 'Data rooms beyond one history';
@@ -87,13 +86,6 @@ async function simStats(info: ClusterInfo): Promise<SimLlmStats> {
       await sleep(1_000);
     }
   }
-}
-
-const clusterState = (stateDir: string) => JSON.parse(readFileSync(join(stateDir, 'cluster.json'), 'utf8')) as ClusterState;
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function bytesUnder(dir: string): number {

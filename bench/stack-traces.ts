@@ -8,7 +8,7 @@
  * replay's time. `--repeats N` (default 2), `--no-write` prints the section only.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,8 @@ import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
 import { WORKFLOW_STACK_TRACES_ENV } from '../worker/stack-traces';
 import { cpuCheckMs } from './calibration';
 import { replaceSection, table } from './sections';
-import { machine, shellFreeEnv, startBenchEnv } from './support';
+import { median } from './stats';
+import { cpuSeconds, machine, shellFreeEnv, startBenchEnv } from './support';
 
 const TITLE = 'What workflow stack traces cost';
 const SELF = fileURLToPath(import.meta.url);
@@ -38,11 +39,6 @@ function request(): RunRequestInput {
     llm: { contextTokens },
     labels: { scheme: 'got', size: problem.documents.length },
   };
-}
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Child mode: replays one run's history here and prints the replay's milliseconds. */
@@ -83,7 +79,6 @@ interface Row {
   replayS: string;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const spread = (xs: number[]) => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
 
 async function main(): Promise<void> {
