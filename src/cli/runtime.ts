@@ -30,8 +30,6 @@ export interface CliRuntime {
   client: Client;
   namespace: string;
   uiUrl: string;
-  /** Where this process's worker sends LLM calls: a real endpoint, the local model or the simulated one; none without a worker here. */
-  llm?: { endpoint: LlmEndpoint; simulated?: SimulatedLlmThread };
   close(): Promise<void>;
 }
 
@@ -160,7 +158,6 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       }),
       namespace,
       uiUrl: server.uiUrl,
-      ...(endpoint ? { llm: { endpoint, ...(simulated ? { simulated } : {}) } } : {}),
       async close() {
         for (const cleanup of cleanups.reverse()) await cleanup();
       },
