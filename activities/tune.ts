@@ -1,6 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { GoO } from '../src/goo/schema';
 import { ValidationError } from '../src/goo/validate';
+import { isPromptedTask } from '../src/prompts/schema';
+import { type PromptSearch, promptSetFor, schemeParamsOf } from '../src/prompts/search';
+import { taskWithPrompts } from '../src/prompts/task-ref';
 import { FAILURE } from '../src/run/wire';
 import type { PayloadStore } from '../src/store/payload-store';
 import type { TaskRef } from '../src/tasks/declarative/schema';
@@ -19,12 +22,16 @@ export interface TrialGoOsStep {
   size: number;
   params: Config;
   problems: unknown[];
+  /** The study's candidate prompt parts: `params` then chooses among them too (decision 73). */
+  promptSearch?: PromptSearch;
 }
 
 /** The GoOs once each (most schemes make one GoO for every problem of a size), and which one each sample runs. */
 export interface TrialGoOs {
   goos: GoO[];
   bySample: number[];
+  /** The task with the prompt set the configuration chooses, when the study searches prompts: the trial's runs use it. */
+  task?: TaskRef;
 }
 
 /**
@@ -49,10 +56,11 @@ export function createTuneActivities({ store }: { store?: PayloadStore } = {}) {
     async trialGoOs(step: TrialGoOsStep): Promise<TrialGoOs> {
       try {
         const task = resolveTask(step.task);
+        const params = schemeParamsOf(step.params);
         const goos: GoO[] = [];
         const seen = new Map<string, number>();
         const bySample = step.problems.map((problem) => {
-          const goo = gooFor(task, step.source, { size: step.size, problem, params: step.params });
+          const goo = gooFor(task, step.source, { size: step.size, problem, params });
           const key = JSON.stringify(goo);
           if (!seen.has(key)) {
             seen.set(key, goos.length);
@@ -60,7 +68,10 @@ export function createTuneActivities({ store }: { store?: PayloadStore } = {}) {
           }
           return seen.get(key)!;
         });
-        return { goos, bySample };
+        if (!step.promptSearch) return { goos, bySample };
+        const base = typeof step.task === 'object' && isPromptedTask(step.task) ? step.task.prompts : undefined;
+        const prompts = promptSetFor(base, step.promptSearch, step.params);
+        return { goos, bySample, task: taskWithPrompts(task.id, prompts) };
       } catch (e) {
         throw refused(e);
       }

@@ -4,6 +4,7 @@ import { ValidationError } from '../goo/validate';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODEL_NAMES } from '../localllm/models';
 import { DEFAULT_PRICING, DEFAULT_STRUCTURED_OUTPUT, DEFAULT_STUCK_AFTER, DEFAULT_TASK_QUEUE, STRUCTURED_OUTPUT_MODES } from '../run/wire';
 import { TASKS } from '../tasks/registry';
+import { SPLITS, TRAIN_SPLIT } from '../tune/data-split';
 import { DEFAULT_STOP_RULE } from '../tune/stopping';
 import { addClusterCommand } from './commands/cluster';
 import type { DoctorOptions } from './commands/doctor';
@@ -126,6 +127,7 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
     cmd
       .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default(config.task ?? 'sorting'))
       .option('--task-file <file>', 'a task declared as data (JSON or YAML, see docs/tasks-as-data.md) instead of --task')
+      .option('--prompts <file>', "a prompt set (JSON): the task's prompts reworded, e.g. a study's best-prompts.json (docs/prompts.md)")
       .option('--scheme <scheme>', 'prompting scheme (e.g. io, cot, tot, tot2, got)', config.scheme ?? defaults.scheme)
       .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
       .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')
@@ -310,7 +312,20 @@ addExecutionOptions(
     .option('--goo <json>', 'a GoO file with a "tunable" section to tune instead of a scheme (docs/tuning.md)')
     .option('--size <n>', 'problem size (sorting: 32, 64 or 128)', int('--size'))
     .option('--samples <n>', 'samples per trial at most (the stopping rule may use fewer)', int('--samples'), 10)
-    .option('--dataset <csv>', 'take the samples from the first rows of this dataset (default: generated problems, seeds 0..n-1)')
+    .option('--dataset <csv>', 'take the samples from this dataset (default: generated problems)')
+    .addOption(
+      new Option(
+        '--split <split>',
+        `which instances the samples are: train (a dataset's last ${TRAIN_SPLIT.rows} rows, or generated seeds from ${TRAIN_SPLIT.seedBase}) or test`,
+      )
+        .choices([...SPLITS])
+        .default('train'),
+    )
+    .option('--prompts <file>', 'a prompt set (JSON) every trial starts from (docs/prompts.md)')
+    .option(
+      '--prompt-candidates <file>',
+      "candidate prompt parts (JSON) to search with the scheme's parameters, e.g. from got prompts propose (docs/prompts.md)",
+    )
     .option('--trials <n>', "configurations to evaluate (the first is the paper's, unless --no-baseline)", int('--trials'), 20)
     .option('--max-cost-per-sample <usd>', 'a trial whose mean cost per sample is above this is infeasible', num('--max-cost-per-sample'))
     .option('--min-samples <n>', `samples before a trial may stop (default ${DEFAULT_STOP_RULE.minSamples})`, int('--min-samples'))
@@ -333,7 +348,7 @@ addExecutionOptions(
   const outcome = await tuneCommand(o);
   if (outcome)
     log(
-      `\nTable: ${outcome.files.csv}\nFigure: ${outcome.files.png}${outcome.result.best !== undefined ? `\nBest configuration as a GoO: ${outcome.files.bestGoo} (got run --goo ${outcome.files.bestGoo})` : ''}`,
+      `\nTable: ${outcome.files.csv}\nFigure: ${outcome.files.png}${outcome.result.best !== undefined ? `\nBest configuration as a GoO: ${outcome.files.bestGoo} (got run --goo ${outcome.files.bestGoo})` : ''}${outcome.files.bestPrompts ? `\nIts prompts: ${outcome.files.bestPrompts} (got run --prompts ${outcome.files.bestPrompts})` : ''}`,
     );
   if (outcome && outcome.result.best === undefined) process.exitCode = EXIT.noAnswer;
 });

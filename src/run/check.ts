@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { everyOperation } from '../goo/graph';
 import { type AnalyzedGoO, formatPath, type Issue, ValidationError, validateGoO, zodIssues } from '../goo/validate';
 import { runHistoryIssues } from '../parts/plan';
+import { isPromptedTask, PromptedTaskSchema } from '../prompts/schema';
 import { TaskDeclaration } from '../tasks/declarative/schema';
 import { resolveTask, TASKS, UnknownTaskError } from '../tasks/registry';
 import type { AnyTask } from '../tasks/task';
@@ -107,8 +108,8 @@ function schemeGoO(
 }
 
 /**
- * The request's issues by field. A `task` that is neither a task id nor a valid declaration fails
- * as a whole in the union; a declaration's own issues are reported instead, as `task.<field>`.
+ * The request's issues by field. A `task` that is neither a task id nor a valid prompt set or
+ * declaration fails as a whole in the union; the object's own issues are reported instead, as `task.<field>`.
  */
 function requestIssues(error: z.ZodError, input: unknown): Issue[] {
   return error.issues.flatMap((issue): Issue[] => {
@@ -116,7 +117,7 @@ function requestIssues(error: z.ZodError, input: unknown): Issue[] {
       return [{ path: formatPath(issue.path), message: issue.message }];
     const task = (input as { task?: unknown } | null)?.task;
     if (task !== null && typeof task === 'object' && !Array.isArray(task)) {
-      const declared = TaskDeclaration.safeParse(task);
+      const declared = (isPromptedTask(task) ? PromptedTaskSchema : TaskDeclaration).safeParse(task);
       if (!declared.success) return zodIssues(declared.error, 'task');
     }
     const known = Object.keys(TASKS).join(', ');
@@ -125,8 +126,8 @@ function requestIssues(error: z.ZodError, input: unknown): Issue[] {
         path: 'task',
         message:
           task === undefined
-            ? `missing: expected a built-in task id (${known}) or a task declaration`
-            : `expected a built-in task id (${known}) or a task declaration (an object)`,
+            ? `missing: expected a built-in task id (${known}), one with a prompt set, or a task declaration`
+            : `expected a built-in task id (${known}), one with a prompt set ({id, prompts}), or a task declaration (an object)`,
       },
     ];
   });

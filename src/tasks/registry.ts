@@ -1,4 +1,5 @@
 import { ValidationError } from '../goo/validate';
+import { isPromptedTask, type PromptedTask, promptSetIssues } from '../prompts/schema';
 import { compileDeclaration } from './declarative/compile';
 import type { TaskDeclarationInput } from './declarative/schema';
 import { docMergeTask } from './doc-merge';
@@ -27,7 +28,7 @@ export function getTask(id: string): AnyTask {
   return task;
 }
 
-/** Compiled declarations by their JSON: every activity of a run receives the same declaration again. */
+/** Compiled declarations and prompted tasks by their JSON: every activity of a run receives the same reference again. */
 const compiled = new Map<string, AnyTask>();
 const MAX_COMPILED = 64;
 
@@ -36,18 +37,30 @@ const MAX_COMPILED = 64;
  * kept for the next step of the run). Throws UnknownTaskError for an unknown id and a
  * ValidationError (paths `task.<field>`) for a declaration that does not hold.
  */
-export function resolveTask(task: string | TaskDeclarationInput): AnyTask {
+export function resolveTask(task: string | PromptedTask | TaskDeclarationInput): AnyTask {
   if (typeof task === 'string') return getTask(task);
   const key = JSON.stringify(task);
   const cached = compiled.get(key);
   if (cached) return cached;
+  const result = isPromptedTask(task) ? promptedTask(task) : declaredTask(task);
+  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, result);
+  return result;
+}
+
+/** A built-in task whose prompts are built with the set's replacements (checked against the task's layouts). */
+function promptedTask({ id, prompts }: PromptedTask): AnyTask {
+  const task = getTask(id);
+  const issues = promptSetIssues(task, prompts);
+  if (issues.length) throw new ValidationError('prompt set', issues);
+  return { ...task, buildPrompt: (req) => task.buildPrompt({ ...req, prompts }) };
+}
+
+function declaredTask(task: TaskDeclarationInput): AnyTask {
   if (typeof task === 'object' && task !== null && typeof task.id === 'string' && Object.hasOwn(TASKS, task.id)) {
     throw new ValidationError('task declaration', [
       { path: 'task.id', message: `"${task.id}" is the id of a built-in task; give the declared task an id of its own` },
     ]);
   }
-  const result = compileDeclaration(task);
-  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-  compiled.set(key, result);
-  return result;
+  return compileDeclaration(task);
 }

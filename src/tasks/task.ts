@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { AnswerReview, ReviewDecision, SourceInfo } from '../documents/types';
 import type { GoO } from '../goo/schema';
 import type { ThoughtState } from '../grs/types';
+import type { PromptLayout, PromptSet } from '../prompts/parts';
 import type { Config, SearchSpace } from '../tune/space';
 import type { AnswerSchema } from './answer-schema';
 
@@ -24,6 +25,8 @@ export interface PromptRequest {
   thoughts: ThoughtState[];
   /** The run's problem (already validated), so thoughts need not carry large inputs such as the documents to merge. */
   problem?: unknown;
+  /** The run's prompt set (a built-in task's prompts reworded, src/prompts): tasks with `promptLayouts` apply it. */
+  prompts?: PromptSet;
 }
 
 export interface ParsedThought {
@@ -116,6 +119,11 @@ export interface Task<P = unknown> {
   /** A thought's answer as a person reads it (the sorted list, the merged document...). */
   answerText(state: ThoughtState): string;
   buildPrompt(req: PromptRequest): ChatMessage[];
+  /**
+   * The prompts whose instruction, format, approach and examples a prompt set may reword (src/prompts),
+   * by name; `buildPrompt` applies `PromptRequest.prompts` to them. Absent: the task's prompts are fixed.
+   */
+  promptLayouts?: Record<string, PromptLayout<PromptRequest>>;
   /**
    * Turns one sampled answer into thoughts; one answer may yield several (a split) or an invalid
    * one. Also called with '' for an empty or refused answer, so the invalid thought keeps the

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { renderFigure } from '../eval/figure';
+import type { PromptSet } from '../prompts/parts';
 import { paretoSpec } from './figure';
 import type { StudyResult } from './results';
 import type { Config } from './space';
@@ -16,13 +17,15 @@ export interface StudyFiles {
   png: string;
   bestGoo: string;
   bestConfig: string;
+  /** The best configuration's prompt set (`got run --prompts`), when the study searched prompts or ran with a set. */
+  bestPrompts?: string;
 }
 
 /** Writes the trials (CSV, JSON), the summary, the Pareto figure and the best feasible configuration (as a GoO `got run --goo` takes). */
 export async function writeStudyFiles(
   result: StudyResult,
   out: string,
-  o: { title: string; settings: string; bestGoo?: unknown },
+  o: { title: string; settings: string; bestGoo?: unknown; bestPrompts?: PromptSet },
 ): Promise<StudyFiles> {
   const files: StudyFiles = {
     csv: join(out, 'trials.csv'),
@@ -40,6 +43,10 @@ export async function writeStudyFiles(
   if (result.best !== undefined && o.bestGoo) {
     writeFileSync(files.bestGoo, `${JSON.stringify(o.bestGoo, null, 2)}\n`);
     writeFileSync(files.bestConfig, `${JSON.stringify(result.trials[result.best]!.config as Config, null, 2)}\n`);
+    if (o.bestPrompts) {
+      files.bestPrompts = join(out, 'best-prompts.json');
+      writeFileSync(files.bestPrompts, `${JSON.stringify(o.bestPrompts, null, 2)}\n`);
+    }
   }
   return files;
 }

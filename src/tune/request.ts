@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseOrThrow, ValidationError } from '../goo/validate';
+import { PromptSearchSchema, promptSearchIssues, promptSpaceOf } from '../prompts/search';
 import { checkRun, type PayloadRoute } from '../run/check';
 import { Budget, LlmSettings } from '../run/request';
 import { TaskRefSchema } from '../tasks/declarative/schema';
@@ -50,6 +51,11 @@ export const StudyRequest = z.strictObject({
   replayCache: z.boolean().default(true),
   /** Seeds the runs (every trial asks each sample's questions with the same seed) and the sampler. */
   seed: z.number().int().min(0).default(0),
+  /**
+   * Candidate prompt parts the study chooses between, besides the task's own (decision 73): each part
+   * with candidates is a parameter `prompt.<prompt>.<part>` searched with the scheme's.
+   */
+  promptSearch: PromptSearchSchema.optional(),
   /** Labels every run of the study carries (besides scheme, size, sample, study, trial). */
   labels: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
 });
@@ -83,13 +89,21 @@ export function checkStudy(input: unknown, route: PayloadRoute = {}): PreparedSt
     throw new ValidationError('study request', [{ path: 'task', message: (e as Error).message }]);
   }
   const source = request.source as GooSource;
-  const space = spaceOf(task, source, request.size);
+  const schemeSpace = spaceOf(task, source, request.size);
   const scheme = 'scheme' in source ? source.scheme : 'goo';
+  if (request.promptSearch) {
+    const issues = promptSearchIssues(task, request.promptSearch);
+    if (issues.length) throw new ValidationError('study request', issues);
+  }
+  const space = { ...schemeSpace, ...promptSpaceOf(request.promptSearch) };
   if (Object.keys(space).length === 0)
     throw new ValidationError('study request', [
-      { path: 'scheme' in source ? 'source.scheme' : 'source.tunableGoo.tunable', message: `${scheme} has no tunable parameters` },
+      {
+        path: 'scheme' in source ? 'source.scheme' : 'source.tunableGoo.tunable',
+        message: `${scheme} has no tunable parameters (and the study has no promptSearch)`,
+      },
     ]);
-  const defaults = defaultsOf(space);
+  const defaults = defaultsOf(schemeSpace);
   for (const sample of request.samples) {
     try {
       checkRun(

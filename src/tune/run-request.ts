@@ -1,5 +1,6 @@
 import type { GoO } from '../goo/schema';
 import type { RunRequestInput } from '../run/request';
+import type { TaskRef } from '../tasks/task-ref';
 import type { StudyRequest } from './request';
 
 /**
@@ -8,10 +9,11 @@ import type { StudyRequest } from './request';
  */
 export function runRequestFor(
   study: Pick<StudyRequest, 'task' | 'llm' | 'budget' | 'replayCache' | 'seed' | 'labels' | 'size' | 'source'>,
-  o: { sample: { id: string; problem: unknown }; goo: GoO; labels?: Record<string, string | number> },
+  o: { sample: { id: string; problem: unknown }; goo: GoO; labels?: Record<string, string | number>; task?: TaskRef },
 ): RunRequestInput {
   return {
-    task: study.task,
+    // A trial of a study that searches prompts runs the task with its own prompt set (decision 73).
+    task: o.task ?? study.task,
     problem: o.sample.problem as RunRequestInput['problem'],
     goo: o.goo,
     // Every trial asks a sample's questions with the same seed: configurations meet the same draws, and shared calls replay from the cache.

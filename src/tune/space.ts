@@ -7,6 +7,9 @@ import { type Issue, ValidationError } from '../goo/graph';
  * workflow can use it.
  */
 
+/** Where a study's prompt choices live among its parameters (src/prompts/search.ts): scheme parameters are never named so. */
+export const PROMPT_PARAM_PREFIX = 'prompt.';
+
 /** A value a tunable parameter takes. */
 export type ParamValue = number | string | boolean;
 

@@ -1,5 +1,5 @@
 import { type Issue, ValidationError } from '../goo/graph';
-import { type Config, choiceParam, intParam, type ParamValue, resolveConfig, type SearchSpace } from './space';
+import { type Config, choiceParam, intParam, type ParamValue, PROMPT_PARAM_PREFIX, resolveConfig, type SearchSpace } from './space';
 
 /**
  * A GoO given as JSON marks what may be tuned in a `tunable` section beside its operations: each
@@ -45,6 +45,10 @@ export function readTunableGoO(document: unknown): TunableGoO {
   for (const [name, raw] of Object.entries(section as Record<string, unknown>)) {
     const path = `${TUNABLE_KEY}.${name}`;
     const spec = raw as Partial<TunableSpec> | null;
+    if (name.startsWith(PROMPT_PARAM_PREFIX)) {
+      issues.push({ path, message: `names starting with "${PROMPT_PARAM_PREFIX}" are a study's prompt choices (promptSearch)` });
+      continue;
+    }
     if (!spec || typeof spec !== 'object' || !Array.isArray(spec.at) || spec.at.length === 0) {
       issues.push({ path: `${path}.at`, message: 'expected a non-empty list of JSON Pointers (e.g. "/operations/2/k")' });
       continue;

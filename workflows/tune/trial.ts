@@ -3,6 +3,7 @@ import type { TuneActivities } from '../../activities/tune';
 import { runOutcome } from '../../src/run/outcome';
 import type { RunResult } from '../../src/run/request';
 import { FAILURE, WORKFLOW_TYPE } from '../../src/run/wire';
+import type { TaskRef } from '../../src/tasks/task-ref';
 import type { GooSource } from '../../src/tune/configure';
 import type { StudyRequest } from '../../src/tune/request';
 import { type SampleOutcome, type TrialResult, withinCost } from '../../src/tune/results';
@@ -73,12 +74,15 @@ export async function tuneTrial(input: TrialInput): Promise<TrialResult> {
   show();
 
   try {
-    const { goos, bySample } = await local.trialGoOs({
+    // A study that searches prompts gets the task with this configuration's prompt set back (decision 73);
+    // studies before it have none and run the study's task, as they did.
+    const { goos, bySample, task } = await local.trialGoOs({
       task: study.task,
       source: study.source as GooSource,
       size: study.size,
       params: config,
       problems: samples.map((s) => s.problem),
+      ...(study.promptSearch ? { promptSearch: study.promptSearch } : {}),
     });
     let decision: StopDecision | undefined;
     let failed: SampleOutcome | undefined;
@@ -89,7 +93,7 @@ export async function tuneTrial(input: TrialInput): Promise<TrialResult> {
       running = size;
       show();
       const batch = await Promise.all(
-        samples.slice(first, first + size).map((sample, j) => runSample(input, sample, first + j, goos[bySample[first + j]!]!)),
+        samples.slice(first, first + size).map((sample, j) => runSample(input, sample, first + j, goos[bySample[first + j]!]!, task)),
       );
       running = 0;
       outcomes.push(...batch);
@@ -116,9 +120,15 @@ export async function tuneTrial(input: TrialInput): Promise<TrialResult> {
 }
 
 /** One sample: a child Controller run; its failure is the sample's, not the trial's. */
-async function runSample(input: TrialInput, sample: { id: string; problem: unknown }, i: number, goo: TrialGoO): Promise<SampleOutcome> {
+async function runSample(
+  input: TrialInput,
+  sample: { id: string; problem: unknown },
+  i: number,
+  goo: TrialGoO,
+  task?: TaskRef,
+): Promise<SampleOutcome> {
   const workflowId = `${workflowInfo().workflowId}-s${i}`;
-  const request = runRequestFor(input.study, { sample, goo, labels: { trial: input.index } });
+  const request = runRequestFor(input.study, { sample, goo, labels: { trial: input.index }, ...(task ? { task } : {}) });
   try {
     const result = await executeChild<typeof graphOfThoughts>(WORKFLOW_TYPE, {
       workflowId,

@@ -3,6 +3,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import type { ReviewRecord } from '../../documents/types';
 import { ValidationError } from '../../goo/validate';
+import { checkedPromptSet, taskWithPrompts } from '../../prompts/task-ref';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput, RunResult } from '../../run/request';
 import { DEFAULT_PRICING, type StructuredOutputMode } from '../../run/wire';
@@ -22,6 +23,8 @@ export interface RunOptions {
   task: string;
   /** A task declared as data (JSON or YAML): used instead of the built-in `task`. */
   taskFile?: string;
+  /** A prompt set (JSON): the built-in task's prompts reworded (docs/prompts.md). */
+  prompts?: string;
   scheme: string;
   size?: number;
   sample: string;
@@ -82,6 +85,9 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     if (e instanceof UnknownTaskError) throw new ValidationError('options', [{ path: '--task', message: e.message }]);
     throw e;
   }
+  if (o.prompts && declaration)
+    throw new ValidationError('options', [{ path: '--prompts', message: 'a declared task (--task-file) says its prompts itself' }]);
+  const prompts = o.prompts ? checkedPromptSet(task, readJsonFile(o.prompts, '--prompts')) : undefined;
   if (!Object.hasOwn(task.schemes, o.scheme)) {
     throw new ValidationError('options', [
       {
@@ -107,7 +113,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   };
   return {
     // A declared task travels in the request itself: no worker has to be redeployed for it.
-    task: declaration ?? task.id,
+    task: declaration ?? taskWithPrompts(task.id, prompts),
     problem: problem as RunRequestInput['problem'],
     // A scheme goes by name: the worker builds its GoO for the problem's size and the model's window (decisions 36, 49).
     ...(o.goo ? { goo: gooFromFile(o.goo) } : { scheme: { name: o.scheme } }),

@@ -1,10 +1,14 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ValidationError } from '../../goo/validate';
+import { parseOrThrow, ValidationError } from '../../goo/validate';
+import type { PromptSet } from '../../prompts/parts';
+import { type PromptSearch, PromptSearchSchema, promptSetFor, schemeParamsOf } from '../../prompts/search';
+import { checkedPromptSet, taskWithPrompts } from '../../prompts/task-ref';
 import { payloadRouteFromEnv } from '../../store/route';
 import { getTask, UnknownTaskError } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
 import { type GooSource, gooFor } from '../../tune/configure';
+import { type SplitName, splitRows, splitSeed } from '../../tune/data-split';
 import type { StudyFiles } from '../../tune/files';
 import { checkStudy, type StudyRequestInput } from '../../tune/request';
 import { briefOf, type StudyResult, type TrialBrief } from '../../tune/results';
@@ -30,6 +34,10 @@ export interface TuneOptions
   baseline: boolean;
   replayCache: boolean;
   out: string;
+  /** Candidate prompt parts (JSON, `PromptSearch`): the study searches them with the scheme's parameters. */
+  promptCandidates?: string;
+  /** Which instances the study's samples are (default: the training split). */
+  split?: SplitName;
 }
 
 export interface TuneOutcome {
@@ -39,7 +47,13 @@ export interface TuneOutcome {
 }
 
 /** The study's request from the CLI's options; every mistake is reported before anything starts. */
-export function studyRequestFromOptions(o: TuneOptions): { request: StudyRequestInput; task: AnyTask; source: GooSource; size: number } {
+export function studyRequestFromOptions(o: TuneOptions): {
+  request: StudyRequestInput;
+  task: AnyTask;
+  source: GooSource;
+  size: number;
+  prompts?: PromptSet;
+} {
   let task: AnyTask;
   try {
     task = getTask(o.task);
@@ -53,7 +67,12 @@ export function studyRequestFromOptions(o: TuneOptions): { request: StudyRequest
     ]);
   const source: GooSource = o.goo ? { tunableGoo: readJsonFile(o.goo, '--goo') as Record<string, unknown> } : { scheme: o.scheme! };
   const size = o.size ?? task.sizes[Math.floor(task.sizes.length / 2)]!;
-  const samples = samplesOf(task, o, size);
+  const split = o.split ?? 'train';
+  const samples = samplesOf(task, o, size, split);
+  const prompts = o.prompts ? checkedPromptSet(task, readJsonFile(o.prompts, '--prompts')) : undefined;
+  const promptSearch = o.promptCandidates
+    ? parseOrThrow(PromptSearchSchema, readJsonFile(o.promptCandidates, '--prompt-candidates'), 'prompt candidates', '--prompt-candidates')
+    : undefined;
   // The runs' LLM settings and budget exactly as `got run` makes them from the same options.
   const run = requestFromOptions({
     ...o,
@@ -72,7 +91,7 @@ export function studyRequestFromOptions(o: TuneOptions): { request: StudyRequest
     ...(o.ciAbs !== undefined ? { absHalfWidth: o.ciAbs } : {}),
   };
   const request: StudyRequestInput = {
-    task: task.id,
+    task: taskWithPrompts(task.id, prompts),
     source: source as StudyRequestInput['source'],
     size,
     samples: samples as StudyRequestInput['samples'],
@@ -84,24 +103,34 @@ export function studyRequestFromOptions(o: TuneOptions): { request: StudyRequest
     ...(run.budget ? { budget: run.budget } : {}),
     replayCache: o.replayCache,
     seed: o.seed,
+    ...(promptSearch ? { promptSearch } : {}),
+    labels: { split },
   };
-  return { request, task, source, size };
+  return { request, task, source, size, ...(prompts ? { prompts } : {}) };
 }
 
-/** The problems a study evaluates every trial on: the first rows of `--dataset`, or problems generated from seeds 0..n-1. */
-function samplesOf(task: AnyTask, o: TuneOptions, size: number): { id: string; problem: unknown }[] {
-  if (!o.dataset) return Array.from({ length: o.samples }, (_, i) => ({ id: String(i), problem: task.generateProblem(size, i) }));
+/** The problems a study evaluates every trial on: the split's rows of `--dataset`, or problems generated from the split's seeds. */
+function samplesOf(task: AnyTask, o: TuneOptions, size: number, split: SplitName): { id: string; problem: unknown }[] {
+  if (!o.dataset)
+    return Array.from({ length: o.samples }, (_, i) => {
+      const seed = splitSeed(split, i);
+      return { id: String(seed), problem: task.generateProblem(size, seed) };
+    });
   let rows: ReturnType<AnyTask['parseDataset']>;
   try {
     rows = task.parseDataset(readFileSync(o.dataset, 'utf8'));
   } catch (e) {
     throw new ValidationError('options', [{ path: '--dataset', message: `cannot read ${o.dataset}: ${(e as Error).message}` }]);
   }
-  if (rows.length < o.samples)
+  const { first, end } = splitRows(rows.length, split);
+  if (end - first < o.samples)
     throw new ValidationError('options', [
-      { path: '--samples', message: `${o.dataset} has ${rows.length} samples, fewer than ${o.samples}` },
+      {
+        path: '--samples',
+        message: `the ${split} split of ${o.dataset} has ${end - first} samples (rows ${first + 1}-${end} of ${rows.length}), fewer than ${o.samples}`,
+      },
     ]);
-  return rows.slice(0, o.samples).map((r) => ({ id: r.id, problem: r.problem }));
+  return rows.slice(first, first + o.samples).map((r) => ({ id: r.id, problem: r.problem }));
 }
 
 /**
@@ -110,7 +139,7 @@ function samplesOf(task: AnyTask, o: TuneOptions, size: number): { id: string; p
  * finished one) instead of paying for it again.
  */
 export async function tuneCommand(o: TuneOptions, log: (line: string) => void = (l) => console.error(l)): Promise<TuneOutcome | undefined> {
-  const { request, task, source, size } = studyRequestFromOptions(o);
+  const { request, task, source, size, prompts } = studyRequestFromOptions(o);
   const prepared = checkStudy(request, payloadRouteFromEnv());
   if (o.dryRun) {
     console.log(JSON.stringify(request, null, 2));
@@ -156,9 +185,15 @@ export async function tuneCommand(o: TuneOptions, log: (line: string) => void = 
     }
     for (const t of result.trials.map(briefOf)) if (!printed.has(t.index)) log(briefLine(prepared, t));
     const best = result.best !== undefined ? result.trials[result.best]! : undefined;
-    const bestGoo = best ? gooFor(task, source, { size, problem: request.samples[0]!.problem, params: best.config }) : undefined;
+    const bestGoo = best
+      ? gooFor(task, source, { size, problem: request.samples[0]!.problem, params: schemeParamsOf(best.config) })
+      : undefined;
+    const bestPrompts =
+      best && (request.promptSearch || prompts)
+        ? promptSetFor(prompts, request.promptSearch as PromptSearch | undefined, best.config)
+        : undefined;
     const title = `Tuning ${prepared.scheme} on ${task.title} (size ${size})`;
-    const files = await writeStudyFiles(result, out, { title, settings: settingsText(request, handle.workflowId), bestGoo });
+    const files = await writeStudyFiles(result, out, { title, settings: settingsText(request, handle.workflowId), bestGoo, bestPrompts });
     console.log(o.json ? JSON.stringify(result, null, 2) : `${trialsTable(result)}\n\n${outcomeText(result)}`);
     return { result, files, workflowId: handle.workflowId };
   } finally {
@@ -175,7 +210,7 @@ function briefLine(study: { space: StudyResult['space'] }, t: TrialBrief): strin
 function settingsText(request: StudyRequestInput, workflowId: string): string {
   const stop = { ...DEFAULT_STOP_RULE, ...request.stop };
   return [
-    `Study \`${workflowId}\`: ${request.trials} trials, up to ${request.samples.length} samples each, seed ${request.seed ?? 0}.`,
+    `Study \`${workflowId}\`: ${request.trials} trials, up to ${request.samples.length} samples each of the ${request.labels?.split ?? 'train'} split (samples ${request.samples.map((x) => x.id).join(', ')}), seed ${request.seed ?? 0}.`,
     `A trial stops once its score's ${(stop.confidence * 100).toFixed(0)}% t-interval is within ±${(stop.relHalfWidth * 100).toFixed(0)}% of the mean (or ±${stop.absHalfWidth}), after at least ${stop.minSamples} samples, or once its cost is clearly over the limit.`,
     request.maxCostPerSample !== undefined ? `Feasible: mean cost per sample at most $${request.maxCostPerSample}.` : 'No cost limit.',
   ].join(' ');

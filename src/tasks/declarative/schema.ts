@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { everyOperation } from '../../goo/graph';
 import { GoO, type Operation } from '../../goo/schema';
 import { ValidationError, validateGoO } from '../../goo/validate';
+import { isPromptedTask, PromptedTaskSchema } from '../../prompts/schema';
 import { shapeDepth } from './parsers';
 import { FIELD_TYPES, type FieldSpec, problemSchema } from './problem';
 import { paramsUsed, type Root, type TemplateScope, templateProblems } from './templates';
@@ -442,18 +443,21 @@ function parsePath(path: string): Path {
 }
 
 /**
- * A run request's `task`: a built-in task's id, or a task declaration. A declaration that does not
- * hold is reported with its own issues (a plain union would only say "Invalid input").
+ * A run request's `task`: a built-in task's id, a built-in task with a prompt set (src/prompts), or a
+ * task declaration. An object that does not hold is reported with the issues of the form it was
+ * meant as (a plain union would only say "Invalid input").
  */
-export const TaskRefSchema = z.union([z.string().min(1, 'expected a task id'), TaskDeclaration], {
+export const TaskRefSchema = z.union([z.string().min(1, 'expected a task id'), PromptedTaskSchema, TaskDeclaration], {
   error: (iss) => {
     if (iss.code !== 'invalid_union') return undefined;
     const input: unknown = iss.input;
     if (input === null || typeof input !== 'object' || Array.isArray(input))
-      return 'expected a built-in task id (a string) or a task declaration (an object)';
-    const declared = (iss.errors as z.core.$ZodIssue[][] | undefined)?.[1] ?? [];
-    const shown = declared.slice(0, 8).map((i) => `${formatIssuePath(i.path)}: ${i.message}`);
-    return `invalid task declaration: ${shown.join('; ')}${declared.length > shown.length ? `; and ${declared.length - shown.length} more` : ''}`;
+      return 'expected a built-in task id (a string), a built-in task with prompts, or a task declaration (an object)';
+    const prompted = isPromptedTask(input);
+    const errors = (iss.errors as z.core.$ZodIssue[][] | undefined)?.[prompted ? 1 : 2] ?? [];
+    const shown = errors.slice(0, 8).map((i) => `${formatIssuePath(i.path)}: ${i.message}`);
+    const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
+    return `invalid ${prompted ? 'prompt set' : 'task declaration'}: ${shown.join('; ')}${more}`;
   },
 });
 

@@ -4,7 +4,7 @@ import { type AnswerSchema, answerSchema, endOf, integerList, splitSchema, strin
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSortingProblem, parseSortingCsv } from './dataset';
 import { readList, readSplitLists } from './parse';
-import { fmt, improvePrompt, mergePrompt, sortCotPrompt, sortPrompt, splitPrompt } from './prompts';
+import { fmt, SORTING_LAYOUTS, type SortingPromptInput, sortingPrompt, splitPrompt } from './prompts';
 import { sortingSchemes, sortingTunables } from './schemes';
 import { errorScope, UNPARSEABLE_SCORE } from './score';
 import { sortingSplits } from './splits';
@@ -30,6 +30,12 @@ export interface SortingState extends ThoughtState {
 
 const asState = (s: ThoughtState) => s as SortingState;
 const answerOf = (s: SortingState) => s.list ?? [];
+
+/** What a layout needs of a request's thoughts: the first one's list, a merge's second list, the list the first must be a sorted version of. */
+function promptInput(thoughts: ThoughtState[]): SortingPromptInput {
+  const [first, second] = thoughts.map(asState);
+  return { list: answerOf(first!), other: second ? answerOf(second) : [], unsorted: first!.unsorted };
+}
 
 function splitAnswer(parent: SortingState, parts: number, text: string): ParsedThought[] {
   const size = Math.ceil(parent.unsorted.length / parts);
@@ -90,27 +96,20 @@ export const sortingTask: Task<SortingProblem> = {
   parseDataset: parseSortingCsv,
   generateProblem: generateSortingProblem,
 
-  buildPrompt({ prompt, params, thoughts }: PromptRequest) {
-    const states = thoughts.map(asState);
-    const first = states[0]!;
-    const content = (() => {
-      switch (prompt) {
-        case 'sort':
-          return sortPrompt(answerOf(first));
-        case 'sortCot':
-          return sortCotPrompt(answerOf(first));
-        case 'split':
-          return splitPrompt(answerOf(first), Number(params.parts ?? 2));
-        case 'merge':
-          return mergePrompt(answerOf(first), states[1] ? answerOf(states[1]) : []);
-        case 'improve':
-          return improvePrompt(first.unsorted, answerOf(first));
-        default:
-          throw new Error(`sorting has no prompt "${prompt}"`);
-      }
-    })();
-    return [{ role: 'user', content }];
+  buildPrompt({ prompt, params, thoughts, prompts }: PromptRequest) {
+    const first = asState(thoughts[0]!);
+    if (prompt === 'split') return [{ role: 'user', content: splitPrompt(answerOf(first), Number(params.parts ?? 2)) }];
+    if (!Object.hasOwn(SORTING_LAYOUTS, prompt)) throw new Error(`sorting has no prompt "${prompt}"`);
+    const name = prompt as keyof typeof SORTING_LAYOUTS;
+    return [{ role: 'user', content: sortingPrompt(name, promptInput(thoughts), prompts?.[name]) }];
   },
+
+  promptLayouts: Object.fromEntries(
+    Object.entries(SORTING_LAYOUTS).map(([name, layout]) => [
+      name,
+      { ...layout, build: (req: PromptRequest) => layout.build(promptInput(req.thoughts)) },
+    ]),
+  ),
 
   answerSchema: sortingSchema,
 
