@@ -11,6 +11,7 @@ import type { DoctorOptions } from './commands/doctor';
 import type { InspectOptions } from './commands/inspect';
 import { INSPECT_FORMATS } from './commands/inspect-formats';
 import { addLocalLlmCommand } from './commands/local-llm';
+import type { ProposeOptions } from './commands/prompts';
 import type { RunOptions } from './commands/run';
 import type { StatusOptions } from './commands/status';
 import { addStoreCommand } from './commands/store';
@@ -289,6 +290,7 @@ addExecutionOptions(
     .option('--sizes <list>', 'comma-separated problem sizes (default: all of the task)', list(int('--sizes')))
     .option('--samples <n>', 'samples per scheme and size', int('--samples'), 10)
     .option('--dataset-dir <dir>', 'folder with the reference CSVs (e.g. ../shared/data/got-examples); default: generated problems')
+    .option('--prompts <file>', "a prompt set (JSON), e.g. a study's best-prompts.json; scored on the test split only (docs/prompts.md)")
     .option('--out <dir>', 'output folder; rerunning with the same folder resumes', 'out/eval')
     .addOption(configurable('concurrency', '--concurrency <n>', 'runs in flight at once', int('--concurrency'), 16)),
   0,
@@ -472,6 +474,45 @@ program
       await new Promise<void>((resolve) => process.once('SIGINT', () => void sim.close().then(resolve)));
     },
   );
+
+const prompts = program
+  .command('prompts')
+  .description(
+    "a task's prompts as parts a prompt set rewords (show), and candidates for a study that searches them (propose); docs/prompts.md",
+  );
+
+prompts
+  .command('show')
+  .description("print a task's prompts that a prompt set can reword: instruction and format (templates), approach, examples, variables")
+  .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
+  .action(async (o: { task: string }) => {
+    const { showPrompts } = await import('./commands/prompts');
+    console.log(showPrompts(o.task));
+  });
+
+addExecutionOptions(
+  prompts
+    .command('propose')
+    .description(
+      "write a study's prompt candidates: run the scheme on training cases, have the model propose instructions from the ones it got wrong, draw example sets from training problems (got tune --prompt-candidates)",
+    )
+    .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
+    .requiredOption('--prompt <name>', 'the prompt to propose candidates for (got prompts show lists them)')
+    .option('--scheme <scheme>', 'the scheme the training cases run', 'io')
+    .option('--size <n>', 'problem size of generated training cases', int('--size'))
+    .option('--dataset <csv>', "take the training cases from this dataset's training split (its last rows)")
+    .option('--prompts <file>', "a prompt set (JSON) to start from instead of the task's own prompts")
+    .option('--cases <n>', 'training cases to run for failures', int('--cases'), 8)
+    .option('--instructions <n>', 'instructions to propose', int('--instructions'), 4)
+    .option('--example-sets <n>', 'example sets to draw from training problems (besides none)', int('--example-sets'), 3)
+    .option('--examples <n>', 'examples per set', int('--examples'), 2)
+    .option('--out <dir>', 'output folder (candidates.json, proposal.json); rerunning with the same folder reattaches', 'out/prompts'),
+  0,
+).action(async (o: ProposeOptions) => {
+  const { proposeCommand } = await import('./commands/prompts');
+  const { files } = await proposeCommand(o);
+  log(`\nCandidates: ${files.candidates} (got tune --prompt-candidates ${files.candidates})\nHow they were made: ${files.proposal}`);
+});
 
 addLocalLlmCommand(program, log);
 addClusterCommand(program, log);

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { payloadStoreOf } from '../codec/data-converter';
 import type { Grs } from '../grs/types';
 import { checkRun } from '../run/check';
@@ -50,6 +55,30 @@ export async function startCheckedRun(
     args: [checked],
     workflowTaskTimeout: `${WORKFLOW_TASK_TIMEOUT_SECONDS}s`,
   });
+}
+
+/**
+ * Starts a run under a workflow id a command derives from its output folder, or joins the run that id
+ * already names (running, or finished other than failed): a command run again pays for nothing twice.
+ */
+export async function startOrJoinRun(
+  client: Client,
+  checked: SentRunRequest | RunRequestInput,
+  o: { taskQueue: string; workflowId: string },
+): Promise<WorkflowHandle> {
+  try {
+    return await client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: o.taskQueue,
+      workflowId: o.workflowId,
+      args: [checked],
+      workflowTaskTimeout: `${WORKFLOW_TASK_TIMEOUT_SECONDS}s`,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    });
+  } catch (e) {
+    if (e instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(o.workflowId);
+    throw e;
+  }
 }
 
 /**

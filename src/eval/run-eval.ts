@@ -1,16 +1,18 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { type RunOptions, requestFromOptions } from '../cli/commands/run';
 import { exitOnInterrupt, startRuntimeFor, taskQueueOf } from '../cli/runtime';
 import { RunStuckError, resultUnlessStuck, stuckAdvice, stuckFacts } from '../client/health';
+import { startOrJoinRun } from '../client/runs';
+import { ValidationError } from '../goo/validate';
 import { checkRun } from '../run/check';
 import { runOutcome } from '../run/outcome';
 import type { RunRequestInput } from '../run/request';
-import { WORKFLOW_TYPE } from '../run/wire';
 import { payloadRouteFromEnv } from '../store/route';
 import { getTask } from '../tasks/registry';
+import { splitRows, TRAIN_SPLIT } from '../tune/data-split';
 import { outputFolderId } from '../util/output-folder';
 import { figureSpec, renderFigure } from './figure';
 import { type EvalJob, jobKey, planJobs } from './plan';
@@ -145,7 +147,36 @@ function sampleIds(o: EvalOptions): string[] {
 function requestFor(job: EvalJob, o: EvalOptions): RunRequestInput {
   const task = getTask(job.task);
   const dataset = o.datasetDir && task.datasetFile ? join(o.datasetDir, task.datasetFile(job.size)) : undefined;
+  // Prompts chosen by a study are scored on instances no study has seen (decision 73).
+  if (o.prompts && dataset) {
+    const ids = datasetIds(task, dataset);
+    const { end } = splitRows(ids.length, 'test');
+    const at = ids.indexOf(job.sample);
+    if (at >= end)
+      throw new ValidationError('options', [
+        {
+          path: '--samples',
+          message: `sample ${job.sample} of ${dataset} is in its training split (its last ${TRAIN_SPLIT.rows} rows); with --prompts evaluate at most ${end} samples`,
+        },
+      ]);
+  }
   return requestFromOptions({ ...o, scheme: job.scheme, size: job.size, sample: job.sample, ...(dataset ? { dataset } : {}), json: true });
+}
+
+const idsByFile = new Map<string, string[]>();
+
+/** A dataset's row ids in order (read once per file). */
+function datasetIds(task: ReturnType<typeof getTask>, file: string): string[] {
+  let ids = idsByFile.get(file);
+  if (!ids) {
+    try {
+      ids = task.parseDataset(readFileSync(file, 'utf8')).map((r) => r.id);
+    } catch (e) {
+      throw new ValidationError('options', [{ path: '--dataset-dir', message: `cannot read ${file}: ${(e as Error).message}` }]);
+    }
+    idsByFile.set(file, ids);
+  }
+  return ids;
 }
 
 async function runJob(
@@ -157,19 +188,7 @@ async function runJob(
   stuckAfter: number | undefined,
 ): Promise<{ row: EvalRow; stuck?: true }> {
   const workflowId = `eval-${evalId}-${job.task}-${job.scheme}-${job.size}-s${job.sample}`;
-  const handle = await client.workflow
-    .start(WORKFLOW_TYPE, {
-      taskQueue,
-      workflowId,
-      args: [request],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    })
-    .catch((e: unknown) => {
-      // Finished earlier (the journal was lost or the eval was interrupted after the run): read its result, do not pay again.
-      if (e instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(workflowId);
-      throw e;
-    });
+  const handle = await startOrJoinRun(client, request, { taskQueue, workflowId });
   const base = { ...job, workflowId, llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
   try {
     // A stuck sample ends its wait like a failed one, so it cannot hold up the whole evaluation.

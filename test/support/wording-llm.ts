@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * An OpenAI-compatible endpoint whose answers depend on a prompt's wording, as a real model's do and
  * the simulator's do not: it sorts the list after the last `Input:` of a prompt correctly when the
- * prompt contains `word`, and otherwise drops its last number. What a prompt search must find.
+ * prompt contains `word`, and otherwise drops its last number. What a prompt search must find. Asked
+ * to propose an instruction (`got prompts propose`), it answers the `proposals` in turn, one per answer.
  */
 export interface WordingLlm {
   baseURL: string;
@@ -13,8 +14,9 @@ export interface WordingLlm {
   close(): Promise<void>;
 }
 
-export async function startWordingLlm(word: string): Promise<WordingLlm> {
+export async function startWordingLlm(word: string, proposals: string[] = []): Promise<WordingLlm> {
   const prompts: string[] = [];
+  let proposed = 0;
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => {
@@ -29,7 +31,13 @@ export async function startWordingLlm(word: string): Promise<WordingLlm> {
         .filter((x) => x.trim() !== '')
         .map(Number);
       const sorted = [...list].sort((a, b) => a - b);
-      const answer = `[${(prompt.includes(word) ? sorted : sorted.slice(0, -1)).join(', ')}]`;
+      const proposing = prompt.includes('</NewInstruction>');
+      const answerOne = () =>
+        proposing
+          ? `Here it is.\n<NewInstruction>${proposals[proposed++ % Math.max(1, proposals.length)] ?? ''}</NewInstruction>`
+          : `[${(prompt.includes(word) ? sorted : sorted.slice(0, -1)).join(', ')}]`;
+      const answers = Array.from({ length: body.n ?? 1 }, answerOne);
+      const answer = answers[0]!;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -37,9 +45,9 @@ export async function startWordingLlm(word: string): Promise<WordingLlm> {
           object: 'chat.completion',
           created: 0,
           model: body.model,
-          choices: Array.from({ length: body.n ?? 1 }, (_, index) => ({
+          choices: answers.map((content, index) => ({
             index,
-            message: { role: 'assistant', content: answer, refusal: null },
+            message: { role: 'assistant', content, refusal: null },
             logprobs: null,
             finish_reason: 'stop',
           })),
