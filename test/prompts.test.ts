@@ -4,6 +4,7 @@ import { renderParts } from '../src/prompts/parts';
 import { promptSetFor, promptSearchIssues, promptSpaceOf, schemeParamsOf } from '../src/prompts/search';
 import { checkRun } from '../src/run/check';
 import { resolveTask } from '../src/tasks/registry';
+import { keywordCountingTask } from '../src/tasks/keyword-counting';
 import { sortingTask } from '../src/tasks/sorting';
 import { improvePrompt, mergePrompt, SORTING_LAYOUTS, sortPrompt } from '../src/tasks/sorting/prompts';
 import { splitRows, splitSeed, TRAIN_SPLIT } from '../src/tune/data-split';
@@ -78,7 +79,23 @@ describe('a built-in task with a prompt set', () => {
     expect(refused({ id: 'sorting', prompts: { sort: { instruction: 'x'.repeat(5000) } } })).toMatch(/task\.prompts\.sort\.instruction/);
     expect(refused({ id: 'sorting', prompts: { sort: { colour: 'red' } } })).toMatch(/task\.prompts\.sort/);
     expect(refused({ id: 'no-such-task', prompts: {} })).toMatch(/task: unknown task "no-such-task"/);
-    expect(refused({ id: 'keyword-counting', prompts: { count: { format: 'x' } } })).toMatch(/has no prompts that can be reworded/);
+    expect(refused({ id: 'game-of-24', prompts: { propose: { format: 'x' } } })).toMatch(/task "game-of-24" has no prompts that can be reworded/);
+  });
+});
+
+describe("keyword counting's prompts", () => {
+  const problem = keywordCountingTask.generateProblem(4, 3);
+  const root = [keywordCountingTask.rootState(problem)];
+
+  it('can be reworded, and draw their examples from solved training problems', () => {
+    const layout = keywordCountingTask.promptLayouts!.count!;
+    const example = layout.exampleFrom!(problem)!;
+    expect(example.startsWith(`Input: ${problem.text}\nOutput: {`)).toBe(true);
+    const prompted = resolveTask({ id: 'keyword-counting', prompts: { count: { instruction: 'List every country.', examples: [example] } } });
+    const text = prompted.buildPrompt({ prompt: 'count', params: {}, thoughts: root, problem })[0]!.content;
+    expect(text.startsWith('<Instruction> List every country. Answer with a JSON object')).toBe(true);
+    expect(text).toContain(`<Examples>\n${example}\n</Examples>`);
+    expect(text.endsWith(`Input: ${problem.text}`)).toBe(true);
   });
 });
 

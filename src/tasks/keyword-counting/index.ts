@@ -4,7 +4,7 @@ import { type AnswerSchema, answerSchema, endOf, type JsonSchema, splitSchema, s
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateKeywordCountingProblem, parseKeywordCountingCsv } from './dataset';
 import { readCounts, readPassages, splitSentences } from './parse';
-import { countCotPrompt, countPrompt, fmtCounts, improveMergePrompt, improvePrompt, mergePrompt, splitPrompt } from './prompts';
+import { COUNTING_LAYOUTS, type CountingPromptInput, countingPrompt, fmtCounts, improveMergePrompt, splitPrompt } from './prompts';
 import { keywordCountingSchemes, keywordCountingTunables } from './schemes';
 import { addCounts, type Counts, countError, countMentions, sameCounts, tally, UNPARSEABLE_SCORE } from './score';
 
@@ -55,6 +55,12 @@ export interface KeywordCountingState extends ThoughtState {
 const asState = (s: ThoughtState) => s as KeywordCountingState;
 const textOf = (s: KeywordCountingState) => s.text ?? '';
 const countsOf = (s: KeywordCountingState | undefined) => s?.counts ?? {};
+/** What a layout needs of a request's thoughts: the first one's text and tally, a merge's second tally. */
+const promptInput = (states: KeywordCountingState[]): CountingPromptInput => ({
+  text: textOf(states[0]!),
+  counts: countsOf(states[0]),
+  other: countsOf(states[1]),
+});
 
 /** The passage fields of a thought, without its answer: what a new count of the same passage starts from. */
 function passageOf(s: KeywordCountingState): KeywordCountingState {
@@ -142,30 +148,32 @@ export const keywordCountingTask: Task<KeywordCountingProblem> = {
   datasetFile: () => 'countries.csv',
   generateProblem: generateKeywordCountingProblem,
 
-  buildPrompt({ prompt, params, thoughts }: PromptRequest) {
+  buildPrompt({ prompt, params, thoughts, prompts }: PromptRequest) {
     const states = thoughts.map(asState);
     const first = states[0]!;
     const content = (() => {
       switch (prompt) {
-        case 'count':
-          return countPrompt(textOf(first));
-        case 'countCot':
-          return countCotPrompt(textOf(first));
         case 'split':
           return splitPrompt(textOf(first), { parts: Number(params.parts ?? 4), bySentence: params.bySentence === true });
         case 'merge':
           if (states.length > 2) throw new Error(`the merge prompt adds up two tallies, but the aggregate has ${states.length} inputs`);
-          return mergePrompt(countsOf(first), countsOf(states[1]));
+          return countingPrompt('merge', promptInput(states), prompts?.merge);
         case 'improveMerge':
           return improveMergePrompt(first.sources?.[0] ?? {}, first.sources?.[1] ?? {}, countsOf(first));
-        case 'improve':
-          return improvePrompt(textOf(first), countsOf(first));
         default:
-          throw new Error(`keyword-counting has no prompt "${prompt}"`);
+          if (!Object.hasOwn(COUNTING_LAYOUTS, prompt)) throw new Error(`keyword-counting has no prompt "${prompt}"`);
+          return countingPrompt(prompt as keyof typeof COUNTING_LAYOUTS, promptInput(states), prompts?.[prompt]);
       }
     })();
     return [{ role: 'user', content }];
   },
+
+  promptLayouts: Object.fromEntries(
+    Object.entries(COUNTING_LAYOUTS).map(([name, layout]) => [
+      name,
+      { ...layout, build: (req: PromptRequest) => layout.build(promptInput(req.thoughts.map(asState))) },
+    ]),
+  ),
 
   checkParams(prompt, params, problem) {
     if (prompt !== 'split') return [];
