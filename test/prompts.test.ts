@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../src/goo/validate';
 import { renderParts } from '../src/prompts/parts';
-import { promptSetFor, promptSearchIssues, promptSpaceOf, schemeParamsOf } from '../src/prompts/search';
+import { promptSearchIssues, promptSetFor, promptSpaceOf, schemeParamsOf } from '../src/prompts/search';
 import { checkRun } from '../src/run/check';
-import { resolveTask } from '../src/tasks/registry';
 import { keywordCountingTask } from '../src/tasks/keyword-counting';
+import { resolveTask } from '../src/tasks/registry';
 import { sortingTask } from '../src/tasks/sorting';
 import { improvePrompt, mergePrompt, SORTING_LAYOUTS, sortPrompt } from '../src/tasks/sorting/prompts';
 import { splitRows, splitSeed, TRAIN_SPLIT } from '../src/tune/data-split';
@@ -31,7 +31,9 @@ Output: [0, 0, 1, 1, 2, 2, 3, 4, 4, 5, 6, 6, 7, 8, 9, 9]
 
 Input: [5, 3, 9, 0, 1, 1, 8, 2]`,
     );
-    expect(mergePrompt([1, 4], [2, 3, 5])).toContain('Combine the two ascending lists below (2 and 3 numbers) into one ascending list of 5 numbers');
+    expect(mergePrompt([1, 4], [2, 3, 5])).toContain(
+      'Combine the two ascending lists below (2 and 3 numbers) into one ascending list of 5 numbers',
+    );
     expect(improvePrompt(list, [0, 1])).toContain('have exactly 8 numbers');
     expect(userText(sortingTask, 'sort')).toBe(sortPrompt(list));
   });
@@ -50,7 +52,9 @@ describe('a built-in task with a prompt set', () => {
 
   it('builds the reworded parts, variables filled, and keeps the rest', () => {
     const sort = userText(prompted, 'sort');
-    expect(sort).toBe('<Instruction> Sort these 8 digits carefully. Answer with the sorted list only, nothing else. </Instruction>\n\nInput: [5, 3, 9, 0, 1, 1, 8, 2]');
+    expect(sort).toBe(
+      '<Instruction> Sort these 8 digits carefully. Answer with the sorted list only, nothing else. </Instruction>\n\nInput: [5, 3, 9, 0, 1, 1, 8, 2]',
+    );
     const merge = userText(prompted, 'merge', [thought([1, 4]), thought([2, 3, 5])]);
     expect(merge).toContain('into one ascending list of 5 numbers, the way merge sort does. Only the list. </Instruction>');
     expect(merge).toContain('<Approach>');
@@ -79,7 +83,9 @@ describe('a built-in task with a prompt set', () => {
     expect(refused({ id: 'sorting', prompts: { sort: { instruction: 'x'.repeat(5000) } } })).toMatch(/task\.prompts\.sort\.instruction/);
     expect(refused({ id: 'sorting', prompts: { sort: { colour: 'red' } } })).toMatch(/task\.prompts\.sort/);
     expect(refused({ id: 'no-such-task', prompts: {} })).toMatch(/task: unknown task "no-such-task"/);
-    expect(refused({ id: 'game-of-24', prompts: { propose: { format: 'x' } } })).toMatch(/task "game-of-24" has no prompts that can be reworded/);
+    expect(refused({ id: 'game-of-24', prompts: { propose: { format: 'x' } } })).toMatch(
+      /task "game-of-24" has no prompts that can be reworded/,
+    );
   });
 });
 
@@ -91,7 +97,10 @@ describe("keyword counting's prompts", () => {
     const layout = keywordCountingTask.promptLayouts!.count!;
     const example = layout.exampleFrom!(problem)!;
     expect(example.startsWith(`Input: ${problem.text}\nOutput: {`)).toBe(true);
-    const prompted = resolveTask({ id: 'keyword-counting', prompts: { count: { instruction: 'List every country.', examples: [example] } } });
+    const prompted = resolveTask({
+      id: 'keyword-counting',
+      prompts: { count: { instruction: 'List every country.', examples: [example] } },
+    });
     const text = prompted.buildPrompt({ prompt: 'count', params: {}, thoughts: root, problem })[0]!.content;
     expect(text.startsWith('<Instruction> List every country. Answer with a JSON object')).toBe(true);
     expect(text).toContain(`<Examples>\n${example}\n</Examples>`);
@@ -100,7 +109,9 @@ describe("keyword counting's prompts", () => {
 });
 
 describe('a study searching prompts', () => {
-  const search = { sort: { instruction: ['Sort carefully.', 'Sort {{length}} numbers.'], examples: [[], ['Input: [2, 1]\nOutput: [1, 2]']] } };
+  const search = {
+    sort: { instruction: ['Sort carefully.', 'Sort {{length}} numbers.'], examples: [[], ['Input: [2, 1]\nOutput: [1, 2]']] },
+  };
 
   it('adds a choice per part with candidates, 0 keeping the part', () => {
     const space = promptSpaceOf(search);
@@ -126,7 +137,9 @@ describe('a study searching prompts', () => {
     const base = { task: 'sorting', size: 16, samples, trials: 2 };
     // IO has no parameters of its own; its prompts make a study.
     expect(Object.keys(checkStudy({ ...base, source: { scheme: 'io' }, promptSearch: search }).space)).toHaveLength(2);
-    expect(() => checkStudy({ ...base, source: { scheme: 'io' } })).toThrow(/io has no tunable parameters \(and the study has no promptSearch\)/);
+    expect(() => checkStudy({ ...base, source: { scheme: 'io' } })).toThrow(
+      /io has no tunable parameters \(and the study has no promptSearch\)/,
+    );
     expect(() => checkStudy({ ...base, source: { scheme: 'io' }, promptSearch: { split: { format: ['x'] } } })).toThrow(ValidationError);
   });
 });

@@ -51,6 +51,15 @@ export const PromptedTaskSchema = z
   .describe('a built-in task with its prompts reworded (docs/prompts.md)');
 export type PromptedTask = z.infer<typeof PromptedTaskSchema>;
 
+/**
+ * The prompt set as a member of the task reference's union: an object of exactly `id` and `prompts`
+ * is judged as a prompt set, anything else is left to the declaration (without the guard, zod would
+ * report a declaration's mistakes as a prompt set's unknown keys). Published as `PromptedTaskSchema`.
+ */
+export const PromptedTaskRef = z
+  .custom<PromptedTask>((v) => isPromptedTask(v), { abort: true, message: 'not a built-in task with prompts' })
+  .pipe(PromptedTaskSchema);
+
 /** Is this task reference a built-in task with a prompt set (rather than an id or a declaration)? */
 export function isPromptedTask(ref: unknown): ref is PromptedTask {
   if (ref === null || typeof ref !== 'object' || Array.isArray(ref)) return false;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ProblemFiles } from '../documents/sent-files';
+import { PromptedTaskRef, PromptedTaskSchema } from '../prompts/schema';
 import { TASKS } from '../tasks/registry';
 import { StudyRequest } from '../tune/request';
 import { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions, RunRequest, RunResult, SchemeField } from './request';
@@ -22,7 +23,7 @@ import {
  * schemes), as JSON Schema generated from the zod schemas the code itself uses. `npm run schema`
  * writes it to schema/ (file names may have a folder: `tasks/...`); a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.10.0';
+export const CONTRACT_VERSION = '1.11.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: schemeAsNameOrObject }) as Record<
@@ -32,8 +33,15 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) =>
   title,
 });
 
-// zod cannot say what a preprocess accepts: `scheme` is published as the bare name or the object it stands for.
+// zod cannot say what a preprocess accepts: `scheme` is published as the bare name or the object it stands for;
+// nor what a guard accepts: a prompt set as its shape.
 function schemeAsNameOrObject(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) {
+  if (ctx.zodSchema === PromptedTaskRef) {
+    for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+    Object.assign(ctx.jsonSchema, z.toJSONSchema(PromptedTaskSchema, { io: 'input', target: 'draft-2020-12' }));
+    delete ctx.jsonSchema.$schema;
+    return;
+  }
   if (ctx.zodSchema !== SchemeField) return;
   const object = { ...ctx.jsonSchema };
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];

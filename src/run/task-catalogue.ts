@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { PromptParts } from '../prompts/parts';
 import { TASKS } from '../tasks/registry';
 import type { AnyTask } from '../tasks/task';
 import type { SearchSpace } from '../tune/space';
@@ -43,6 +44,11 @@ export interface CatalogueTask {
   llmScorers: string[];
   /** The schemes a request may name, each with its tunable parameters by size (none: nothing to tune). */
   schemes: Record<string, { params: ParamsAtSizes[] }>;
+  /**
+   * The prompts a request's prompt set may reword (`task: { id, prompts }`, docs/prompts.md): each with
+   * the variables its instruction and format may name, and its own parts (instruction and format as templates).
+   */
+  promptLayouts: Record<string, { variables: Record<string, string>; examplesFromProblems: boolean; parts: PromptParts }>;
 }
 
 /** How a request's `scheme` is read, for every task. */
@@ -80,7 +86,19 @@ function catalogueTask(task: AnyTask): CatalogueTask {
     splits: Object.keys(task.splits ?? {}),
     llmScorers: Object.keys(task.llmScorers ?? {}),
     schemes: Object.fromEntries(Object.keys(task.schemes).map((name) => [name, { params: paramsBySize(task, name) }])),
+    promptLayouts: promptLayoutsOf(task),
   };
+}
+
+/** Each layout's parts as the task has them, shown on a generated problem (the parts are templates: the problem only fills the input). */
+export function promptLayoutsOf(task: AnyTask): CatalogueTask['promptLayouts'] {
+  const problem = task.generateProblem(task.sizes[0]!, 0);
+  return Object.fromEntries(
+    Object.entries(task.promptLayouts ?? {}).map(([name, layout]) => {
+      const { parts } = layout.build({ prompt: name, params: {}, thoughts: [task.rootState(problem)], problem });
+      return [name, { variables: { ...layout.variables }, examplesFromProblems: !!layout.exampleFrom, parts }];
+    }),
+  );
 }
 
 /** The scheme's space at each of the task's sizes, equal spaces grouped (most schemes have one for every size). */

@@ -8,6 +8,7 @@ import { checkedPromptSet } from '../../prompts/task-ref';
 import { checkRun } from '../../run/check';
 import { runOutcome } from '../../run/outcome';
 import type { RunRequestInput, RunResult } from '../../run/request';
+import { promptLayoutsOf } from '../../run/task-catalogue';
 import { payloadRouteFromEnv } from '../../store/route';
 import { getTask } from '../../tasks/registry';
 import type { AnyTask, PromptRequest } from '../../tasks/task';
@@ -39,16 +40,14 @@ export interface ProposeOptions
 /** A task's prompt layouts as text: each prompt's parts (instruction and format as templates) and its variables. */
 export function showPrompts(taskId: string): string {
   const task = getTask(taskId);
-  const layouts = Object.entries(task.promptLayouts ?? {});
+  const layouts = Object.entries(promptLayoutsOf(task));
   if (!layouts.length) return `Task "${task.id}" has no prompts a prompt set can reword.`;
-  const problem = task.generateProblem(task.sizes[0]!, 0);
   return layouts
-    .map(([name, layout]) => {
-      const { parts } = layout.build({ prompt: name, params: {}, thoughts: [task.rootState(problem)], problem });
-      const vars = Object.entries(layout.variables).map(([v, means]) => `{{${v}}} (${means})`);
+    .map(([name, { variables, examplesFromProblems, parts }]) => {
+      const vars = Object.entries(variables).map(([v, means]) => `{{${v}}} (${means})`);
       return [
         `## ${name}`,
-        `variables: ${vars.join(', ') || 'none'}${layout.exampleFrom ? '; examples can be drawn from problems' : ''}`,
+        `variables: ${vars.join(', ') || 'none'}${examplesFromProblems ? '; examples can be drawn from problems' : ''}`,
         `instruction: ${parts.instruction}`,
         `format: ${parts.format || '(none)'}`,
         `approach: ${parts.approach ? `\n${parts.approach}` : '(none)'}`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { everyOperation } from '../../goo/graph';
 import { GoO, type Operation } from '../../goo/schema';
 import { ValidationError, validateGoO } from '../../goo/validate';
-import { isPromptedTask, PromptedTaskSchema } from '../../prompts/schema';
+import { isPromptedTask, PromptedTaskRef } from '../../prompts/schema';
 import { shapeDepth } from './parsers';
 import { FIELD_TYPES, type FieldSpec, problemSchema } from './problem';
 import { paramsUsed, type Root, type TemplateScope, templateProblems } from './templates';
@@ -447,7 +447,7 @@ function parsePath(path: string): Path {
  * task declaration. An object that does not hold is reported with the issues of the form it was
  * meant as (a plain union would only say "Invalid input").
  */
-export const TaskRefSchema = z.union([z.string().min(1, 'expected a task id'), PromptedTaskSchema, TaskDeclaration], {
+export const TaskRefSchema = z.union([z.string().min(1, 'expected a task id'), PromptedTaskRef, TaskDeclaration], {
   error: (iss) => {
     if (iss.code !== 'invalid_union') return undefined;
     const input: unknown = iss.input;
