@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createTuneActivities } from '../activities/tune';
 import { ValidationError } from '../src/goo/validate';
 import { renderParts } from '../src/prompts/parts';
 import { promptSearchIssues, promptSetFor, promptSpaceOf, schemeParamsOf } from '../src/prompts/search';
@@ -127,6 +128,27 @@ describe('a study searching prompts', () => {
       sort: { instruction: 'Sort {{length}} numbers.' },
     });
     expect(promptSetFor(undefined, search, { 'prompt.sort.instruction': 0 })).toEqual({});
+  });
+
+  it("joins the scheme's parameters: a trial's GoO takes the numbers, its runs' task the prompts", async () => {
+    const { trialGoOs } = createTuneActivities();
+    const problem = sortingTask.generateProblem(32, 1_000_000);
+    const trial = await trialGoOs({
+      task: 'sorting',
+      source: { scheme: 'got' },
+      size: 32,
+      params: { sortBranches: 2, 'prompt.sort.instruction': 1 },
+      problems: [problem],
+      promptSearch: search,
+    });
+    const sorts = trial.goos[0]!.operations.filter((op) => 'prompt' in op && op.prompt === 'sort');
+    expect(sorts.length).toBeGreaterThan(0);
+    expect(sorts.every((op) => 'k' in op && op.k === 2)).toBe(true);
+    expect(trial.task).toEqual({ id: 'sorting', prompts: { sort: { instruction: 'Sort carefully.' } } });
+    // A study without a prompt search gets no task back: its trials run the study's, as before.
+    expect(
+      (await trialGoOs({ task: 'sorting', source: { scheme: 'got' }, size: 32, params: {}, problems: [problem] })).task,
+    ).toBeUndefined();
   });
 
   it('is checked before anything is spent: candidates must fit the prompt', () => {

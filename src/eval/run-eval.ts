@@ -14,6 +14,7 @@ import { payloadRouteFromEnv } from '../store/route';
 import { getTask } from '../tasks/registry';
 import { splitRows, TRAIN_SPLIT } from '../tune/data-split';
 import { outputFolderId } from '../util/output-folder';
+import { pool } from '../util/pool';
 import { figureSpec, renderFigure } from './figure';
 import { type EvalJob, jobKey, planJobs } from './plan';
 import { type EvalRow, formatSummary, latestRows, ResultJournal, summarize, writeTables } from './results';
@@ -215,13 +216,4 @@ async function runJob(
     if (!(e instanceof WorkflowFailedError)) throw e;
     return { row: { ...failed, error: e.cause?.message ?? e.message } };
   }
-}
-
-/** Runs `work` over items with at most `limit` in flight. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  });
-  await Promise.all(lanes);
 }

@@ -14,6 +14,7 @@ import { getTask } from '../../tasks/registry';
 import type { AnyTask, PromptRequest } from '../../tasks/task';
 import { splitRows, splitSeed } from '../../tune/data-split';
 import { outputFolderId } from '../../util/output-folder';
+import { pool } from '../../util/pool';
 import { type RunOptions, readJsonFile, requestFromOptions } from './run';
 
 /**
@@ -103,14 +104,15 @@ export async function proposeCommand(
       return (await resultUnlessStuck(handle, o.stuckAfter !== undefined ? { stuckAfter: o.stuckAfter } : {})) as RunResult;
     };
     log(`Running ${o.scheme} of ${task.id} on ${caseRequests.length} training cases with the ${base ? 'given' : "task's own"} prompts`);
-    const cases = await Promise.all(
-      caseRequests.map(async (c) => {
-        const workflowId = `${id}-case-${c.id}`;
-        const result = await run(workflowId, c.request);
-        const outcome = runOutcome(result, task.noAnswerScore);
-        return { c, workflowId, result, outcome };
-      }),
-    );
+    type Case = { c: (typeof caseRequests)[number]; workflowId: string; result: RunResult; outcome: ReturnType<typeof runOutcome> };
+    const cases: Case[] = [];
+    // The local model answers one run at a time (as in got eval); an endpoint takes them together.
+    await pool(caseRequests, o.llm === 'local' ? 1 : 8, async (c) => {
+      const workflowId = `${id}-case-${c.id}`;
+      const result = await run(workflowId, c.request);
+      cases.push({ c, workflowId, result, outcome: runOutcome(result, task.noAnswerScore) });
+    });
+    cases.sort((a, b) => caseRequests.indexOf(a.c) - caseRequests.indexOf(b.c));
     const failedOf = (solved: boolean | null, status: string) => status === 'noAnswer' || solved === false;
     const failures: FailedCase[] = cases
       .filter(({ outcome }) => failedOf(outcome.solved, outcome.status))
