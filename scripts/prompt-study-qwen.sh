@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 DATA=../shared/data/got-examples
 TEST=${TEST:-10}
 # The settings of the paper's experiment on this model (docs/eval-qwen): the paper's temperature and GPT-3.5 prices.
-LLM=(--llm local --local-model qwen2.5-coder-1.5b --temperature 1.0 --price-input 1.5 --price-output 2)
+# A task queue of its own: runs of the evaluation (scripts/eval-qwen.sh) left in flight wait for that
+# script instead of sharing the model with this one.
+LLM=(--llm local --local-model qwen2.5-coder-1.5b --temperature 1.0 --price-input 1.5 --price-output 2 --task-queue got-prompt-study)
 
 step() { echo "== $(date -u +%FT%TZ) $1"; }
 
