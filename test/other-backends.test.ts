@@ -151,6 +151,26 @@ describe('starting runs from outside TypeScript', () => {
     expect(result.grs.operations.map((o) => o.id)).toEqual(expect.arrayContaining(['split', 'part-0', 'part-1', 'final']));
   });
 
+  it("docs/contract.md's run with a prompt set as its task runs as written", async () => {
+    const docs = readFileSync('docs/contract.md', 'utf8');
+    const command = commandIn(docs.slice(docs.indexOf('Since 1.11.0')), 'temporal workflow start')
+      .replace('--task-queue got ', `--task-queue ${h.taskQueue} `)
+      .replace(/--workflow-id (\S+)/, `--workflow-id $1-${Date.now()}`);
+    expect(command).toMatch(/"task": \{"id": "sorting", "prompts"/);
+    const env = { ...process.env, PATH: `${dirname(temporal)}:${process.env.PATH}`, TEMPORAL_ADDRESS: inject('temporalAddress') };
+    const { stdout } = await exec('bash', ['-c', `${command} --output json`], { env });
+    const { workflowId } = JSON.parse(stdout) as { workflowId: string };
+    const result = (await h.client.workflow.getHandle(workflowId).result()) as RunResult;
+    expect(result.status).toBe('answered');
+    // The worker took the set as the run's task (that it rewords the prompts: test/prompt-search.workflow.test.ts).
+    const { events } = await h.client.workflow.getHandle(workflowId).fetchHistory();
+    const input = events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    expect(JSON.parse(Buffer.from(input!.data!).toString()).task).toEqual({
+      id: 'sorting',
+      prompts: { sort: { format: 'Reply with the sorted list alone.', examples: [] } },
+    });
+  });
+
   it('the temporal CLI starts a run from a JSON file and queries it', async () => {
     const id = `got-cli-${Date.now()}`;
     const address = inject('temporalAddress');
