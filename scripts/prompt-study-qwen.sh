@@ -5,6 +5,8 @@
 # folder under docs/prompt-study/<cell>/ and reattaches to its runs, so rerunning the script resumes
 # where it stopped and a finished step costs nothing. Run it in the background:
 #   nohup bash scripts/prompt-study-qwen.sh >> docs/prompt-study/progress.log 2>&1 &
+# Each instance loads its own copy of the model on one thread: on two cores two instances (CELLS=...)
+# run two cells at once.
 # Summary: npx tsx scripts/prompt-study-report.ts (writes docs/prompt-study/results.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,5 +47,12 @@ cell() {
   step "$name done"
 }
 
-cell sorting-32 sorting sort sorting_032.csv 32 512
-cell keyword-counting keyword-counting count countries.csv 12 1024
+# CELLS picks cells (e.g. CELLS=keyword-counting, to run it beside another instance on the other core).
+CELLS=${CELLS:-sorting-32 keyword-counting}
+for name in $CELLS; do
+  case $name in
+  sorting-32) cell sorting-32 sorting sort sorting_032.csv 32 512 ;;
+  keyword-counting) cell keyword-counting keyword-counting count countries.csv 12 1024 ;;
+  *) echo "unknown cell $name" >&2 && exit 2 ;;
+  esac
+done
