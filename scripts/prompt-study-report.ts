@@ -73,7 +73,10 @@ function studySection(cell: Cell): string {
 
 function testRows(cell: Cell, name: string): EvalRow[] {
   const path = join(DIR, cell.name, name, 'runs.jsonl');
-  return existsSync(path) ? new ResultJournal(path).read().filter((r) => r.status !== 'failed') : [];
+  if (!existsSync(path)) return [];
+  // The latest row per sample: two instances of the script may both record a run they awaited together.
+  const latest = new Map(new ResultJournal(path).read().map((r) => [`${r.scheme}/${r.size}/${r.sample}`, r]));
+  return [...latest.values()].filter((r) => r.status !== 'failed');
 }
 
 function testSection(cell: Cell): string {

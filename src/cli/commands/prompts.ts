@@ -83,10 +83,30 @@ export async function proposeCommand(
       },
     ]);
   const base: PromptSet | undefined = o.prompts ? checkedPromptSet(task, readJsonFile(o.prompts, '--prompts')) : undefined;
-  const problems = trainingProblems(task, o);
-  const caseRequests = problems.slice(0, o.cases).map((p) => ({ ...p, request: requestFromOptions({ ...o, sample: p.id, json: true }) }));
+  const size = o.size ?? task.sizes[0]!;
+  const problems = trainingProblems(task, o, size);
+  const caseRequests = problems
+    .slice(0, o.cases)
+    .map((p) => ({ ...p, request: requestFromOptions({ ...o, size, sample: p.id, json: true }) }));
   const route = payloadRouteFromEnv();
   for (const c of caseRequests) checkRun(c.request, route);
+  const own = layout.build({
+    prompt: o.prompt,
+    params: {},
+    thoughts: [task.rootState(problems[0]!.problem)],
+    problem: problems[0]!.problem,
+  });
+  const current = partsWith(own.parts, base?.[o.prompt], {});
+  const proposerRequest = (failures: FailedCase[]): RunRequestInput => ({
+    task: proposerTask(o.instructions) as RunRequestInput['task'],
+    problem: proposerProblem(task, o.prompt, current, layout.variables, failures) as RunRequestInput['problem'],
+    scheme: { name: 'io' },
+    llm: { ...caseRequests[0]!.request.llm, temperature: o.temperature ?? 1 },
+    seed: o.seed,
+    labels: { purpose: 'prompt proposal', task: task.id, prompt: o.prompt },
+  });
+  // The proposer's request is checked too before anything is spent (its cases are added once known).
+  checkRun(proposerRequest([]), route);
 
   const out = resolve(o.out);
   mkdirSync(out, { recursive: true });
@@ -127,23 +147,8 @@ export async function proposeCommand(
       });
     log(`  ${failures.length} of ${cases.length} cases wrong; asking for ${o.instructions} instructions`);
 
-    const own = layout.build({
-      prompt: o.prompt,
-      params: {},
-      thoughts: [task.rootState(problems[0]!.problem)],
-      problem: problems[0]!.problem,
-    });
-    const current = partsWith(own.parts, base?.[o.prompt], {});
-    const proposerRequest: RunRequestInput = {
-      task: proposerTask(o.instructions) as RunRequestInput['task'],
-      problem: proposerProblem(task, o.prompt, current, layout.variables, failures) as RunRequestInput['problem'],
-      scheme: { name: 'io' },
-      llm: { ...caseRequests[0]!.request.llm, temperature: o.temperature ?? 1 },
-      seed: o.seed,
-      labels: { purpose: 'prompt proposal', task: task.id, prompt: o.prompt },
-    };
     const proposerId = `${id}-propose`;
-    const proposed = await run(proposerId, proposerRequest);
+    const proposed = await run(proposerId, proposerRequest(failures));
     const proposals = proposed.final.filter((t) => t.valid !== false).map((t) => String((t.state as { output?: unknown }).output ?? ''));
     const { kept, rejected } = usableInstructions(proposals, { current: current.instruction, variables: layout.variables });
     log(
@@ -166,7 +171,7 @@ export async function proposeCommand(
       task: task.id,
       prompt: o.prompt,
       seed: o.seed,
-      model: String(proposerRequest.llm?.model ?? ''),
+      model: String(caseRequests[0]!.request.llm?.model ?? ''),
       cases: cases.map(({ c, workflowId, outcome }) => ({
         sample: c.id,
         workflowId,
@@ -187,10 +192,9 @@ export async function proposeCommand(
 }
 
 /** The training split's problems: a dataset's training rows, or problems generated from the training seeds. */
-function trainingProblems(task: AnyTask, o: ProposeOptions): { id: string; problem: unknown }[] {
+function trainingProblems(task: AnyTask, o: ProposeOptions, size: number): { id: string; problem: unknown }[] {
   const wanted = Math.max(o.cases, o.exampleSets * o.examples, 1);
   if (!o.dataset) {
-    const size = o.size ?? task.sizes[0]!;
     return Array.from({ length: wanted }, (_, i) => {
       const seed = splitSeed('train', i);
       return { id: String(seed), problem: task.generateProblem(size, seed) };
