@@ -16,9 +16,6 @@ import type { StudyResult } from '../src/tune/results';
 import { mean, tInterval } from '../src/tune/stats';
 import { configText } from '../src/tune/table';
 
-/** A run with no answer scores as an unreadable answer, as in the paper's plots and `got eval`. */
-const NO_ANSWER_SCORE = sortingTask.noAnswerScore;
-
 const DIR = join(import.meta.dirname, '..', 'docs', 'prompt-study');
 
 /** The cells `scripts/prompt-study-qwen.sh` measures. */
