@@ -13,7 +13,7 @@ import { keywordCountingTask } from '../src/tasks/keyword-counting';
 import { sortingTask } from '../src/tasks/sorting';
 import { splitRows } from '../src/tune/data-split';
 import type { StudyResult } from '../src/tune/results';
-import { mean, tInterval } from '../src/tune/stats';
+import { mean, sum, tInterval } from '../src/tune/stats';
 import { configText } from '../src/tune/table';
 
 const DIR = join(import.meta.dirname, '..', 'docs', 'prompt-study');
@@ -64,7 +64,7 @@ function studySection(cell: Cell): string {
     '|---|---|---:|---|---:|---:|',
     ...rows,
     '',
-    `The study’s Pareto figure (score against cost): [${cell.name}/study/pareto.png](${cell.name}/study/pareto.png).`,
+    `The study: ${sum(study.trials.map((t) => t.samples.length))} runs, $${sum(study.trials.map((t) => t.costUsd)).toFixed(4)} at GPT-3.5 prices ($${sum(study.trials.map((t) => t.paidUsd)).toFixed(4)} of it for calls that reached the model; its wall time is in README.md). Its Pareto figure (score against cost): [${cell.name}/study/pareto.png](${cell.name}/study/pareto.png); each test arm's figure is \`figure.png\` in its folder.`,
   ].join('\n');
 }
 
