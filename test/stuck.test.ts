@@ -193,6 +193,8 @@ describe('a run whose workflow task keeps failing', () => {
           taskQueue: broken.taskQueue,
           worker: false,
           progress: false,
+          // Its runs get a minute a workflow task (decision 72), as `got run`'s do: the same count as the CLI test above.
+          stuckAfter: 2,
         },
         () => undefined,
       );
@@ -208,7 +210,7 @@ describe('a run whose workflow task keeps failing', () => {
       if (previous.baseUrl !== undefined) process.env.OPENAI_BASE_URL = previous.baseUrl;
       if (previous.address === undefined) delete process.env.TEMPORAL_ADDRESS;
     }
-  });
+  }, 200_000);
 });
 
 describe('a healthy run', () => {
