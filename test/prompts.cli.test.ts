@@ -1,30 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Proposal } from '../src/cli/commands/prompts';
 import type { PromptSearch } from '../src/prompts/search';
 import type { StudyResult } from '../src/tune/results';
+import { got } from './support/cli';
 import { startWordingLlm, type WordingLlm } from './support/wording-llm';
 
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'got-prompts-cli-'));
-const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GOT_') && k !== 'OPENAI_BASE_URL'));
-
-async function got(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...inherited, ...env },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 const PROPOSALS = ['Sort the {{length}} numbers quickly.', 'Sort the {{length}} numbers carefully.', 'Sort the {{count}} numbers.'];
 

@@ -1,30 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { sortingTask } from '../src/tasks/sorting';
 import type { StudyResult } from '../src/tune/results';
+import { got } from './support/cli';
 
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'got-tune-cli-'));
-const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GOT_') && k !== 'OPENAI_BASE_URL'));
 // Nothing may be contacted by a refused study: a server or LLM call would fail with exit code 3, not 2.
 const OFFLINE = { TEMPORAL_ADDRESS: '127.0.0.1:1', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' };
-
-async function got(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...inherited, ...env },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 describe('got tune', () => {
   it.each([

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { SourceInfo } from '../documents/types';
 import { ValidationError } from '../goo/validate';
 import type { AnyTask, Sample } from '../tasks/task';
+import { type SplitName, splitRows, splitSeed } from '../tune/data-split';
 
 const datasets = new Map<string, Sample<unknown>[]>();
 
@@ -87,6 +88,46 @@ export function chooseProblem(task: AnyTask, choice: ProblemChoice): ChosenProbl
   }
   const size = choice.size ?? task.sizes[Math.floor(task.sizes.length / 2)]!;
   return { sampleId: String(seed), problem: task.generateProblem(size, seed), size };
+}
+
+export interface SplitChoice {
+  dataset?: string;
+  /** The size of generated problems (a dataset's rows have their own). */
+  size: number;
+  split: SplitName;
+  /** How many problems: generated ones, or the split's first rows of `dataset` (refused if it has fewer). */
+  count: number;
+  /** With a dataset, the split's every row, however many `count` asks for. */
+  allRows?: boolean;
+}
+
+/**
+ * A split's problems in order: the rows of `dataset` that belong to the split, or, without a
+ * dataset, problems generated from the split's seeds. The refusal names `--samples`, since
+ * `got tune` is the command that asks a dataset for an exact count.
+ */
+export function splitProblems(task: AnyTask, choice: SplitChoice): { id: string; problem: unknown }[] {
+  const { dataset, size, split, count } = choice;
+  if (!dataset)
+    return Array.from({ length: count }, (_, i) => {
+      const seed = splitSeed(split, i);
+      return { id: String(seed), problem: task.generateProblem(size, seed) };
+    });
+  let rows: Sample<unknown>[];
+  try {
+    rows = task.parseDataset(readFileSync(dataset, 'utf8'));
+  } catch (e) {
+    throw new ValidationError('options', [{ path: '--dataset', message: `cannot read ${dataset}: ${(e as Error).message}` }]);
+  }
+  const { first, end } = splitRows(rows.length, split);
+  if (!choice.allRows && end - first < count)
+    throw new ValidationError('options', [
+      {
+        path: '--samples',
+        message: `the ${split} split of ${dataset} has ${end - first} samples (rows ${first + 1}-${end} of ${rows.length}), fewer than ${count}`,
+      },
+    ]);
+  return rows.slice(first, choice.allRows ? end : first + count).map((r) => ({ id: r.id, problem: r.problem }));
 }
 
 function readInputFile(path: string, option: string): string {

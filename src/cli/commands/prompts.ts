@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ValidationError } from '../../goo/validate';
 import { type PromptSet, partsWith } from '../../prompts/parts';
@@ -11,10 +11,10 @@ import type { RunRequestInput, RunResult } from '../../run/request';
 import { promptLayoutsOf } from '../../run/task-catalogue';
 import { payloadRouteFromEnv } from '../../store/route';
 import { getTask } from '../../tasks/registry';
-import type { AnyTask, PromptRequest } from '../../tasks/task';
-import { splitRows, splitSeed } from '../../tune/data-split';
+import type { PromptRequest } from '../../tasks/task';
 import { outputFolderId } from '../../util/output-folder';
 import { pool } from '../../util/pool';
+import { splitProblems } from '../problem';
 import { type RunOptions, readJsonFile, requestFromOptions } from './run';
 
 /**
@@ -84,7 +84,9 @@ export async function proposeCommand(
     ]);
   const base: PromptSet | undefined = o.prompts ? checkedPromptSet(task, readJsonFile(o.prompts, '--prompts')) : undefined;
   const size = o.size ?? task.sizes[0]!;
-  const problems = trainingProblems(task, o, size);
+  // Enough generated problems for both the cases and the example sets; a dataset lends its whole training split.
+  const count = Math.max(o.cases, o.exampleSets * o.examples, 1);
+  const problems = splitProblems(task, { dataset: o.dataset, size, split: 'train', count, allRows: true });
   const caseRequests = problems
     .slice(0, o.cases)
     .map((p) => ({ ...p, request: requestFromOptions({ ...o, size, sample: p.id, json: true }) }));
@@ -189,23 +191,4 @@ export async function proposeCommand(
   } finally {
     await runtime.close();
   }
-}
-
-/** The training split's problems: a dataset's training rows, or problems generated from the training seeds. */
-function trainingProblems(task: AnyTask, o: ProposeOptions, size: number): { id: string; problem: unknown }[] {
-  const wanted = Math.max(o.cases, o.exampleSets * o.examples, 1);
-  if (!o.dataset) {
-    return Array.from({ length: wanted }, (_, i) => {
-      const seed = splitSeed('train', i);
-      return { id: String(seed), problem: task.generateProblem(size, seed) };
-    });
-  }
-  let rows: ReturnType<AnyTask['parseDataset']>;
-  try {
-    rows = task.parseDataset(readFileSync(o.dataset, 'utf8'));
-  } catch (e) {
-    throw new ValidationError('options', [{ path: '--dataset', message: `cannot read ${o.dataset}: ${(e as Error).message}` }]);
-  }
-  const { first, end } = splitRows(rows.length, 'train');
-  return rows.slice(first, end).map((r) => ({ id: r.id, problem: r.problem }));
 }

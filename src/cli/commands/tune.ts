@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseOrThrow, ValidationError } from '../../goo/validate';
 import type { PromptSet } from '../../prompts/parts';
@@ -8,13 +8,14 @@ import { payloadRouteFromEnv } from '../../store/route';
 import { getTask, UnknownTaskError } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
 import { type GooSource, gooFor } from '../../tune/configure';
-import { type SplitName, splitRows, splitSeed } from '../../tune/data-split';
+import type { SplitName } from '../../tune/data-split';
 import type { StudyFiles } from '../../tune/files';
 import { checkStudy, type StudyRequestInput } from '../../tune/request';
 import { briefOf, type StudyResult, type TrialBrief } from '../../tune/results';
 import { DEFAULT_STOP_RULE } from '../../tune/stopping';
 import { configText, outcomeText, trialsTable } from '../../tune/table';
 import { outputFolderId } from '../../util/output-folder';
+import { splitProblems } from '../problem';
 import { type RunOptions, readJsonFile, requestFromOptions } from './run';
 
 /** `got tune`'s options: the study's, and the execution options every command that runs workflows has. */
@@ -68,7 +69,7 @@ export function studyRequestFromOptions(o: TuneOptions): {
   const source: GooSource = o.goo ? { tunableGoo: readJsonFile(o.goo, '--goo') as Record<string, unknown> } : { scheme: o.scheme! };
   const size = o.size ?? task.sizes[Math.floor(task.sizes.length / 2)]!;
   const split = o.split ?? 'train';
-  const samples = samplesOf(task, o, size, split);
+  const samples = splitProblems(task, { dataset: o.dataset, size, split, count: o.samples });
   const prompts = o.prompts ? checkedPromptSet(task, readJsonFile(o.prompts, '--prompts')) : undefined;
   const promptSearch = o.promptCandidates
     ? parseOrThrow(PromptSearchSchema, readJsonFile(o.promptCandidates, '--prompt-candidates'), 'prompt candidates', '--prompt-candidates')
@@ -107,30 +108,6 @@ export function studyRequestFromOptions(o: TuneOptions): {
     labels: { split },
   };
   return { request, task, source, size, ...(prompts ? { prompts } : {}) };
-}
-
-/** The problems a study evaluates every trial on: the split's rows of `--dataset`, or problems generated from the split's seeds. */
-function samplesOf(task: AnyTask, o: TuneOptions, size: number, split: SplitName): { id: string; problem: unknown }[] {
-  if (!o.dataset)
-    return Array.from({ length: o.samples }, (_, i) => {
-      const seed = splitSeed(split, i);
-      return { id: String(seed), problem: task.generateProblem(size, seed) };
-    });
-  let rows: ReturnType<AnyTask['parseDataset']>;
-  try {
-    rows = task.parseDataset(readFileSync(o.dataset, 'utf8'));
-  } catch (e) {
-    throw new ValidationError('options', [{ path: '--dataset', message: `cannot read ${o.dataset}: ${(e as Error).message}` }]);
-  }
-  const { first, end } = splitRows(rows.length, split);
-  if (end - first < o.samples)
-    throw new ValidationError('options', [
-      {
-        path: '--samples',
-        message: `the ${split} split of ${o.dataset} has ${end - first} samples (rows ${first + 1}-${end} of ${rows.length}), fewer than ${o.samples}`,
-      },
-    ]);
-  return rows.slice(first, first + o.samples).map((r) => ({ id: r.id, problem: r.problem }));
 }
 
 /**
