@@ -13,9 +13,14 @@ PASSES=${PASSES:-2 5 10}
 COMMON=(--llm local --local-model qwen2.5-coder-1.5b --schemes io,cot,tot,got
   --dataset-dir "$DATA" --temperature 1.0 --price-input 1.5 --price-output 2 --concurrency 8)
 
+# CELLS="sorting-64 keyword-counting" runs only those cells, so a second process on the other core can
+# take cells the first has not reached; give the two processes different cells.
+CELLS=${CELLS:-}
+
 cell() { # name, then eval's own flags
   local name=$1
   shift
+  if [[ -n $CELLS && " $CELLS " != *" $name "* ]]; then return 0; fi
   echo "== $(date -u +%FT%TZ) $name ($SAMPLES samples): start"
   npm run --silent got -- eval "${COMMON[@]}" --samples "$SAMPLES" --out "$OUT/$name" "$@"
   echo "== $(date -u +%FT%TZ) $name ($SAMPLES samples): done"

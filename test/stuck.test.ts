@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -234,6 +235,22 @@ describe('a healthy run', () => {
     const status = await statusOf(h.client, handle.workflowId, { stuckAfter: 1, uiUrl: 'http://ui.test' });
     expect(status).toMatchObject({ status: 'completed', gotStatus: 'completed', health: { stuck: false } });
     expect(status.progressError).toBeUndefined();
+  });
+
+  it('waited for in short windows, gives its result once and leaves no signal with many listeners', async () => {
+    const handle = await startRun(h.client, request(32), { taskQueue: h.taskQueue });
+    const signals: AbortSignal[] = [];
+    const withAbortSignal = handle.client.withAbortSignal.bind(handle.client);
+    handle.client.withAbortSignal = <R>(signal: AbortSignal, fn: () => Promise<R>) => {
+      signals.push(signal);
+      return withAbortSignal(signal, fn);
+    };
+    const result = await resultUnlessStuck(handle, { windowMs: 250 });
+    expect(result.best).toBeDefined();
+    // The run takes seconds at 200 ms a call: the wait went through several windows, each a signal of its own.
+    expect(signals.length).toBeGreaterThan(2);
+    expect(new Set(signals).size).toBe(signals.length);
+    expect(Math.max(...signals.map((signal) => getEventListeners(signal, 'abort').length))).toBeLessThan(5);
   });
 
   it('that no worker serves is not stuck, and its status gives up on the progress query instead of hanging', async () => {

@@ -169,6 +169,35 @@ export class RunStuckError extends Error {
 export interface WaitOptions extends HealthOptions {
   /** How often the run's health is checked while waiting (default `STUCK_CHECK_INTERVAL_MS`). */
   checkEveryMs?: number;
+  /** How long one abortable wait for the result lasts before a fresh one takes over (default `RESULT_WINDOW_MS`). */
+  windowMs?: number;
+}
+
+/**
+ * How long one abortable wait for a result lasts. The client adds an abort listener to the wait's
+ * signal for every long poll (one each ~20 s) and never removes it, so a wait of hours on one signal
+ * would gather hundreds of them (and Node's leak warning); a fresh signal a window keeps it to a few.
+ */
+export const RESULT_WINDOW_MS = 120_000;
+
+/** `handle.result()` in windows of `windowMs`, each under a signal of its own that `stop` also aborts. */
+async function resultInWindows(handle: WorkflowHandle, stop: AbortSignal, windowMs: number): Promise<RunResult> {
+  for (;;) {
+    const window = new AbortController();
+    const end = () => window.abort();
+    stop.addEventListener('abort', end, { once: true });
+    const timer = setTimeout(end, windowMs);
+    try {
+      return (await handle.client.withAbortSignal(window.signal, () => handle.result())) as RunResult;
+    } catch (error) {
+      // The window's own end: wait again (the client asks for the run's close event only, so little is read twice).
+      if (window.signal.aborted && !stop.aborted) continue;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', end);
+    }
+  }
 }
 
 /**
@@ -188,7 +217,7 @@ export async function resultUnlessStuck(handle: WorkflowHandle, o: WaitOptions =
     }
   })();
   // The result's long poll is aborted once the wait is over either way, so it holds no connection open.
-  const result = handle.client.withAbortSignal(stop.signal, () => handle.result() as Promise<RunResult>);
+  const result = resultInWindows(handle, stop.signal, o.windowMs ?? RESULT_WINDOW_MS);
   try {
     return await Promise.race([result, watch]);
   } finally {
