@@ -8,6 +8,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type EvalRow, ResultJournal } from '../src/eval/results';
 import { TASKS } from '../src/tasks/registry';
+import { tInterval } from '../src/tune/stats';
 
 const DIR = join(import.meta.dirname, '..', 'docs', 'eval-qwen');
 const SCHEMES = ['io', 'cot', 'tot', 'got'];
@@ -53,17 +54,38 @@ function readCells(): Cell[] {
 
 function table(cells: Cell[]): string {
   const lines = [
-    '| task | size | scheme | runs | no answer | median score | mean score | solved | mean tokens (in / out) | mean wall | mean cost at GPT-3.5 prices |',
+    '| task | size | scheme | runs | no answer | median score | mean score [95% interval] | solved | mean tokens (in / out) | mean wall | mean cost at GPT-3.5 prices |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const c of cells) {
     const scores = c.rows.map(scoreOf);
     const higher = TASKS[c.task]!.higherIsBetter;
     lines.push(
-      `| ${c.task} | ${c.size} | ${c.scheme} | ${c.rows.length} | ${c.rows.filter((r) => r.status === 'noAnswer').length} | ${median(scores).toFixed(higher ? 2 : 1)} | ${mean(scores).toFixed(2)} | ${c.rows.filter((r) => r.solved).length} | ${Math.round(mean(c.rows.map((r) => r.promptTokens)))} / ${Math.round(mean(c.rows.map((r) => r.completionTokens)))} | ${(mean(c.rows.map((r) => r.wallMs)) / 1000).toFixed(0)} s | $${mean(c.rows.map((r) => r.costUsd)).toFixed(4)} |`,
+      `| ${c.task} | ${c.size} | ${c.scheme} | ${c.rows.length} | ${c.rows.filter((r) => r.status === 'noAnswer').length} | ${median(scores).toFixed(higher ? 2 : 1)} | ${withInterval(scores, 2)} | ${c.rows.filter((r) => r.solved).length} | ${Math.round(mean(c.rows.map((r) => r.promptTokens)))} / ${Math.round(mean(c.rows.map((r) => r.completionTokens)))} | ${(mean(c.rows.map((r) => r.wallMs)) / 1000).toFixed(0)} s | $${mean(c.rows.map((r) => r.costUsd)).toFixed(4)} |`,
     );
   }
   return lines.join('\n');
+}
+
+/** A mean with its 95% t-interval, as `m [low, high]` (no interval from one run). */
+function withInterval(values: number[], digits: number): string {
+  const { mean: m, low, high } = tInterval(values, 0.95);
+  return values.length < 2 ? m.toFixed(digits) : `${m.toFixed(digits)} [${low.toFixed(digits)}, ${high.toFixed(digits)}]`;
+}
+
+/**
+ * How a claim "a is lower than b" stands on these runs: settled only when the two means' 95% intervals
+ * do not overlap; otherwise the direction seen is reported as not settled (two runs rarely settle anything).
+ */
+function verdict(comparisons: { a: number[]; b: number[] }[]): string {
+  const holds = comparisons.every(({ a, b }) => mean(a) < mean(b));
+  const apart = comparisons.every(({ a, b }) => {
+    const x = tInterval(a, 0.95);
+    const y = tInterval(b, 0.95);
+    return x.high < y.low || y.high < x.low;
+  });
+  if (apart) return holds ? '**confirmed**' : '**not confirmed**';
+  return `**not settled** (so far ${holds ? 'as claimed' : 'not as claimed'}; the 95% intervals overlap)`;
 }
 
 function cellOf(cells: Cell[], task: string, size: number | undefined, scheme: string): Cell | undefined {
@@ -86,10 +108,10 @@ function claims(cells: Cell[]): string[] {
       (p) =>
         `${p.size}: GoT ${mean(p.got.rows.map(scoreOf)).toFixed(2)} vs ToT ${mean(p.tot.rows.map(scoreOf)).toFixed(2)} mean errors (${p.got.rows.length} / ${p.tot.rows.length} runs)`,
     );
-    const holds = sorting.every((p) => mean(p.got.rows.map(scoreOf)) < mean(p.tot.rows.map(scoreOf)));
+    const judged = verdict(sorting.map((p) => ({ a: p.got.rows.map(scoreOf), b: p.tot.rows.map(scoreOf) })));
     const missing = [32, 64].filter((s) => !sortingSizes.includes(s));
     out.push(
-      `- GoT makes fewer errors than ToT at every sorting size: **${holds ? 'confirmed' : 'not confirmed'}**${missing.length ? ` on the sizes measured so far (not yet: ${missing.join(', ')})` : ''}. ${each.join('; ')}.`,
+      `- GoT makes fewer errors than ToT at every sorting size: ${judged}${missing.length ? ` on the sizes measured so far (not yet: ${missing.join(', ')})` : ''}. ${each.join('; ')}.`,
     );
   }
 
@@ -100,10 +122,8 @@ function claims(cells: Cell[]): string[] {
       (p) =>
         `${p.task}-${p.size}: GoT $${mean(p.got.rows.map((r) => r.costUsd)).toFixed(4)} vs ToT $${mean(p.tot.rows.map((r) => r.costUsd)).toFixed(4)}`,
     );
-    const holds = costly.every((p) => mean(p.got.rows.map((r) => r.costUsd)) < mean(p.tot.rows.map((r) => r.costUsd)));
-    out.push(
-      `- GoT is cheaper than ToT (mean cost per run at the paper's prices): **${holds ? 'confirmed' : 'not confirmed'}**. ${each.join('; ')}.`,
-    );
+    const judged = verdict(costly.map((p) => ({ a: p.got.rows.map((r) => r.costUsd), b: p.tot.rows.map((r) => r.costUsd) })));
+    out.push(`- GoT is cheaper than ToT (mean cost per run at the paper's prices): ${judged}. ${each.join('; ')}.`);
   }
 
   const got = cellOf(cells, 'doc-merge', undefined, 'got');
@@ -112,8 +132,10 @@ function claims(cells: Cell[]): string[] {
   else {
     const g = mean(got.rows.map(scoreOf));
     const i = mean(io.rows.map(scoreOf));
+    // Higher is better here: "IO lower than GoT".
+    const judged = verdict([{ a: io.rows.map(scoreOf), b: got.rows.map(scoreOf) }]);
     out.push(
-      `- GoT's document merges score better than IO's: **${g > i ? 'confirmed' : 'not confirmed'}**. Mean score GoT ${g.toFixed(2)} vs IO ${i.toFixed(2)} (${got.rows.length} / ${io.rows.length} runs).`,
+      `- GoT's document merges score better than IO's: ${judged}. Mean score GoT ${g.toFixed(2)} vs IO ${i.toFixed(2)} (${got.rows.length} / ${io.rows.length} runs).`,
     );
   }
   return out;
