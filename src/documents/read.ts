@@ -1,11 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { describeUnsupported, sniffDocument } from './detect';
-import { readDocx } from './docx';
-import { readHtml } from './html';
 import { type DocumentLimits, documentLimits, formatBytes } from './limits';
 import { readMarkdown, readText } from './markdown';
-import { readPdf } from './pdf';
 import { DocumentError, type ReadDocument, type SourceInfo } from './types';
 
 /**
@@ -38,17 +35,24 @@ async function read(bytes: Uint8Array, name: string, file: string, limits: Docum
   const context = { file, limits };
   let document: ReadDocument;
   switch (sniffed.format) {
+    // The readers' libraries load on the first document of their kind: every worker and `got run` starts
+    // through this module, and mammoth and turndown alone cost ~170 ms of CPU to load.
     case 'pdf': {
+      const { readPdf } = await import('./pdf');
       const { warnings, ...pdf } = await readPdf(bytes, context);
       document = { name, format: 'pdf', ...pdf, ...(warnings.length ? { warnings } : {}) };
       break;
     }
-    case 'docx':
+    case 'docx': {
+      const { readDocx } = await import('./docx');
       document = { name, format: 'docx', ...(await readDocx(bytes, context)) };
       break;
-    case 'html':
+    }
+    case 'html': {
+      const { readHtml } = await import('./html');
       document = { name, format: 'html', ...readHtml(sniffed.text) };
       break;
+    }
     case 'markdown':
       document = { name, format: 'markdown', ...readMarkdown(sniffed.text) };
       break;
