@@ -4,6 +4,7 @@
 
 import { answerSchema, jsonAnswer } from '../answer-schema';
 import { isRefusal, unfence } from '../answer-text';
+import { EXAMPLE_PARTIES } from './prompts';
 import { analyseMerge, clausesOf } from './score';
 
 /**
@@ -85,7 +86,7 @@ export function readMerged(text: string, sources: readonly string[]): MergedAnsw
   const json = jsonAnswer(text, ['merged']);
   if (json && typeof json.value.merged === 'string') {
     const body = unfence(json.value.merged).trim();
-    return body ? { ok: true, merged: body, untagged: false, end: json.end } : { ok: false, error: `the merged NDA is empty; ${EXPECTED}` };
+    return body ? checked(body, sources, { end: json.end }) : { ok: false, error: `the merged NDA is empty; ${EXPECTED}` };
   }
   if (/<\/?Merged>/i.test(text)) {
     const merged = extractMerged(text);
@@ -93,7 +94,7 @@ export function readMerged(text: string, sources: readonly string[]): MergedAnsw
     const closing = [...text.matchAll(/<\/Merged>/gi)].at(-1);
     // The block read closed at the last closing tag; a block left open has no end (a cut may have shortened it).
     const end = closing && !/<Merged>/i.test(text.slice(closing.index)) ? { end: closing.index + closing[0].length } : {};
-    return body ? { ok: true, merged: body, untagged: false, ...end } : { ok: false, error: `the <Merged> block is empty; ${EXPECTED}` };
+    return body ? checked(body, sources, end) : { ok: false, error: `the <Merged> block is empty; ${EXPECTED}` };
   }
   const trimmed = text.trim();
   if (trimmed === '') return { ok: false, error: `the answer is empty; ${EXPECTED}` };
@@ -104,5 +105,29 @@ export function readMerged(text: string, sources: readonly string[]): MergedAnsw
     return { ok: false, error: `no <Merged> tags, and the answer is too short to be an NDA; ${EXPECTED}` };
   if (!analyseMerge(sources, body).coverage.some((c) => c > 0))
     return { ok: false, error: `no <Merged> tags, and the answer states nothing of the source NDAs; ${EXPECTED}` };
-  return { ok: true, merged: body, untagged: true };
+  return checked(body, sources, {}, true);
+}
+
+/** One tagged pair around the whole text (`<Doc1>…</Doc1>`), as a small model wraps its one merge. */
+const WRAPPED = /^<(Doc\d+|Draft\d*|Candidate)>\s*([\s\S]*?)\s*<\/\1>$/i;
+
+/**
+ * A merge's text as far as the answer's form can tell, or why it is none (seen from
+ * Qwen2.5-Coder-1.5B on the paper's NDAs): the prompt's example copied (its parties, which no
+ * source names), or the source documents given back in their tags instead of merged.
+ */
+function checked(body: string, sources: readonly string[], end: { end?: number }, untagged = false): MergedAnswer {
+  const unwrapped = WRAPPED.exec(body)?.[2]?.trim() || body;
+  const borrowed = EXAMPLE_PARTIES.find((name) => unwrapped.includes(name) && !sources.some((s) => s.includes(name)));
+  if (borrowed)
+    return {
+      ok: false,
+      error: `the merge names ${borrowed}, a party of the prompt's example that no source names: it copies the example; ${EXPECTED}`,
+    };
+  if (PROMPT_TAGS.test(unwrapped))
+    return {
+      ok: false,
+      error: `the merge gives back the prompt's documents in their tags (${unwrapped.match(PROMPT_TAGS)![0]}) instead of one merged NDA; ${EXPECTED}`,
+    };
+  return { ok: true, merged: unwrapped, untagged, ...end };
 }

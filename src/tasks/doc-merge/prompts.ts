@@ -18,6 +18,9 @@ export const EXAMPLES_END = '</Examples>';
 
 const ANSWER_FORMAT = 'Reply with the NDA alone, enclosed in <Merged> and </Merged>, and nothing outside the tags.';
 
+/** The parties of the prompts' invented example: a merge naming them where no source does copied the example. */
+export const EXAMPLE_PARTIES = ['Greenleaf Ltd', 'Otter Labs'] as const;
+
 const EXAMPLE_DOCS = [
   'NDA\nGreenleaf Ltd will show its soil sensor designs to Otter Labs for a pilot project. Otter Labs keeps the designs secret for three years.\nThe laws of Ireland apply.',
   'CONFIDENTIALITY AGREEMENT\nOtter Labs must keep the soil sensor designs of Greenleaf Ltd confidential for three years. Otter Labs returns all drawings when Greenleaf Ltd asks for them.',
