@@ -6,6 +6,8 @@ export interface ReviewSummary {
   clauses: number;
   supported: number;
   unsupported: number;
+  /** Clauses saying again what an earlier clause says (absent from reviews made before it was counted). */
+  repeated?: number;
   /** The text of each clause no source supports (possibly invented by the model). */
   unsupportedClauses: string[];
   disagreements: Disagreement[];
@@ -84,7 +86,8 @@ function summaryOf(review: ReviewRecord, text: string): ReviewSummary {
 function reviewLine(r: ReviewSummary): string {
   const decided =
     r.decisions !== undefined ? ` (${r.decisions} decided by a person)` : r.decisionsTimedOut ? ' (no decision came in time)' : '';
-  return `${r.clauses} clauses: ${r.supported} traced to the sources, ${r.unsupported} unsupported (possibly invented) · ${r.disagreements.length} disagreement(s) between the sources${decided}`;
+  const repeated = r.repeated ? `, ${r.repeated} repeating an earlier clause` : '';
+  return `${r.clauses} clauses: ${r.supported} traced to the sources, ${r.unsupported} unsupported (possibly invented)${repeated} · ${r.disagreements.length} disagreement(s) between the sources${decided}`;
 }
 
 const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -330,18 +330,9 @@ export class SourceIndex {
    * and the clause of that document. Documents with nothing in common are left out.
    */
   match(text: string): { document: number; clause: number; similarity: number }[] {
-    const f = this.vocabulary.features(text, false);
-    const q = f.ids.map((id, i) => f.raw[i]! * this.idf[id]!);
-    let qNorm = (f.unknown * this.unknownIdf) ** 2;
-    for (const w of q) qNorm += w * w;
-    qNorm = Math.sqrt(qNorm);
-    if (qNorm === 0 || f.ids.length === 0) return [];
-    const best = this.candidates(f.ids, q)
-      .map((sentence) => ({ sentence, similarity: this.dot(sentence, f.ids, q) / (qNorm * this.norms[sentence]!) }))
-      .sort((a, b) => b.similarity - a.similarity || a.sentence - b.sentence);
     const out: { document: number; clause: number; similarity: number }[] = [];
     const seen = new Set<number>();
-    for (const { sentence, similarity } of best) {
+    for (const { sentence, similarity } of this.scored(text)) {
       if (similarity <= 0) break;
       for (let o = this.firstOccurrence[sentence]!; o !== -1; o = this.nextOccurrence[o]!) {
         const document = this.occurrenceDocument[o]!;
@@ -351,6 +342,30 @@ export class SourceIndex {
       }
     }
     return out.sort((a, b) => b.similarity - a.similarity || a.document - b.document);
+  }
+
+  /** Every indexed clause (not only each document's best) whose similarity with a text reaches `floor`, best first. */
+  matchAll(text: string, floor: number): { document: number; clause: number; similarity: number }[] {
+    const out: { document: number; clause: number; similarity: number }[] = [];
+    for (const { sentence, similarity } of this.scored(text)) {
+      if (similarity < floor) break;
+      for (let o = this.firstOccurrence[sentence]!; o !== -1; o = this.nextOccurrence[o]!)
+        out.push({ document: this.occurrenceDocument[o]!, clause: this.occurrenceClause[o]!, similarity: Math.min(1, similarity) });
+    }
+    return out;
+  }
+
+  /** The candidate sentences for a text with their exact cosine similarity, best first. */
+  private scored(text: string): { sentence: number; similarity: number }[] {
+    const f = this.vocabulary.features(text, false);
+    const q = f.ids.map((id, i) => f.raw[i]! * this.idf[id]!);
+    let qNorm = (f.unknown * this.unknownIdf) ** 2;
+    for (const w of q) qNorm += w * w;
+    qNorm = Math.sqrt(qNorm);
+    if (qNorm === 0 || f.ids.length === 0) return [];
+    return this.candidates(f.ids, q)
+      .map((sentence) => ({ sentence, similarity: this.dot(sentence, f.ids, q) / (qNorm * this.norms[sentence]!) }))
+      .sort((a, b) => b.similarity - a.similarity || a.sentence - b.sentence);
   }
 
   /**

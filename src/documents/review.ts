@@ -1,5 +1,6 @@
 import { findDisagreements } from './disagreements';
 import { traceProvenance } from './provenance';
+import { findRepeats } from './repeats';
 import type { AnswerReview, SourceInfo } from './types';
 
 /**
@@ -9,7 +10,11 @@ import type { AnswerReview, SourceInfo } from './types';
 
 /** Reviews a merge: provenance per clause (traced once, and reused to place the merge's terms in the sources' groups) and the disagreements. */
 export function reviewMerge(problem: { documents: readonly string[]; sources?: readonly SourceInfo[] }, merged: string): AnswerReview {
-  const { clauses, counts } = traceProvenance(merged, problem.documents, problem.sources);
-  const disagreements = findDisagreements(problem.documents, merged, problem.sources, { provenance: clauses });
-  return { clauses, counts, disagreements };
+  const traced = traceProvenance(merged, problem.documents, problem.sources);
+  const disagreements = findDisagreements(problem.documents, merged, problem.sources, { provenance: traced.clauses });
+  // Both cut the merge with splitClausesOnce: the i-th repeat belongs to the i-th clause.
+  const repeats = findRepeats(merged);
+  const clauses = traced.clauses.map((c, i) => (repeats[i] === undefined ? c : { ...c, repeats: repeats[i] }));
+  const repeated = repeats.filter((r) => r !== undefined).length;
+  return { clauses, counts: { ...traced.counts, repeated }, disagreements };
 }

@@ -76,6 +76,8 @@ export const MergedClause = z.object({
   sources: z.array(ClauseSource),
   /** False: no source text is close enough, so the clause may be invented by the model. */
   supported: z.boolean(),
+  /** The earlier clause (its index in `clauses`) this one says again: redundancy the merge kept. */
+  repeats: z.number().int().min(0).optional(),
 });
 export type MergedClause = z.infer<typeof MergedClause>;
 
@@ -128,6 +130,8 @@ export const AnswerReview = z.object({
     clauses: z.number().int().min(0),
     supported: z.number().int().min(0),
     unsupported: z.number().int().min(0),
+    /** Clauses that say again what an earlier clause says (absent in reviews made before it was counted). */
+    repeated: z.number().int().min(0).optional(),
   }),
   disagreements: z.array(Disagreement),
 });

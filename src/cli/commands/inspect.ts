@@ -55,7 +55,7 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
       : '  no scored final thought',
     ...(grs.review
       ? [
-          `  review of ${grs.review.thought}: ${grs.review.counts.supported} of ${grs.review.counts.clauses} clauses traced to the sources, ${grs.review.counts.unsupported} unsupported · ${grs.review.disagreements.length} disagreement(s)${grs.review.decisions ? ` · ${grs.review.decisions.length} decided by a person` : ''} (--format html shows each clause's sources)`,
+          `  review of ${grs.review.thought}: ${grs.review.counts.supported} of ${grs.review.counts.clauses} clauses traced to the sources, ${grs.review.counts.unsupported} unsupported${grs.review.counts.repeated ? `, ${grs.review.counts.repeated} repeating an earlier clause` : ''} · ${grs.review.disagreements.length} disagreement(s)${grs.review.decisions ? ` · ${grs.review.decisions.length} decided by a person` : ''} (--format html shows each clause's sources)`,
         ]
       : []),
     `  operations:`,

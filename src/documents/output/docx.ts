@@ -11,7 +11,16 @@ import {
   TextRun,
   WidthType,
 } from 'docx';
-import { type LaidOutBlock, type Layout, layoutOf, type MergedOutput, noteText, segmentsOf, UNSUPPORTED_MARK } from './layout';
+import {
+  type LaidOutBlock,
+  type Layout,
+  layoutOf,
+  type MergedOutput,
+  noteText,
+  repeatedNote,
+  segmentsOf,
+  UNSUPPORTED_MARK,
+} from './layout';
 
 /**
  * The `.docx` output: the merged headings as Word's Heading 1-3 styles, numbered clauses as Word
@@ -94,6 +103,7 @@ function disagreementsSection(layout: Layout): (Paragraph | Table)[] {
       ...(unsupported
         ? [new TextRun({ text: `; ${unsupported} without a source (highlighted, marked “${UNSUPPORTED_MARK}”)`, color: FLAG_COLOR })]
         : []),
+      ...(review.counts.repeated ? [new TextRun({ text: repeatedNote(review.counts), color: FLAG_COLOR })] : []),
       new TextRun('.'),
     ],
   });

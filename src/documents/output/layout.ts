@@ -72,6 +72,10 @@ export interface Layout {
 /** What an unsupported clause is marked with, in every output. */
 export const UNSUPPORTED_MARK = 'no source found — check';
 
+/** How every output's summary says that clauses repeat earlier ones ("; 3 say again what an earlier clause says"), or nothing. */
+export const repeatedNote = (counts: AnswerReview['counts']): string =>
+  counts.repeated ? `; ${counts.repeated} say${counts.repeated === 1 ? 's' : ''} again what an earlier clause says — check` : '';
+
 /** The display name of a document: its given name, else "document N". */
 export const sourceName = (sources: readonly string[], document: number): string => sources[document] ?? `document ${document + 1}`;
 

@@ -1,4 +1,4 @@
-import { type LaidOutBlock, type Layout, type MergedOutput, segmentsOf, sourceLabel, UNSUPPORTED_MARK } from './layout';
+import { type LaidOutBlock, type Layout, type MergedOutput, repeatedNote, segmentsOf, sourceLabel, UNSUPPORTED_MARK } from './layout';
 
 /**
  * The merged text as HTML, each block beside its sources (a side column), unsupported sentences
@@ -56,7 +56,8 @@ export function reviewCountsHtml(layout: Layout, sources: readonly string[]): st
   const { clauses, supported, unsupported } = review.counts;
   const missing = unsupported ? `; <b class="warn">${unsupported} without a source — check</b>` : '';
   const named = sources.length ? ` · sources: ${sources.map((s, i) => `${i + 1}. ${escapeHtml(s)}`).join(', ')}` : '';
-  return `<p class="counts">${supported} of ${clauses} clauses found in the sources${missing}${named}</p>`;
+  const repeated = review.counts.repeated ? `<b class="warn">${escapeHtml(repeatedNote(review.counts))}</b>` : '';
+  return `<p class="counts">${supported} of ${clauses} clauses found in the sources${missing}${repeated}${named}</p>`;
 }
 
 /**
