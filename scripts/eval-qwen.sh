@@ -16,6 +16,9 @@ COMMON=(--llm local --local-model qwen2.5-coder-1.5b --schemes io,cot,tot,got
 # CELLS="sorting-64 keyword-counting" runs only those cells, so a second process on the other core can
 # take cells the first has not reached; give the two processes different cells.
 CELLS=${CELLS:-}
+# TASK_QUEUE=got-local-2 for the second process: each process's worker then serves its own runs only.
+# On one queue the first process's model took the second's calls too, and the second model idled.
+if [[ -n ${TASK_QUEUE:-} ]]; then COMMON+=(--task-queue "$TASK_QUEUE"); fi
 
 cell() { # name, then eval's own flags
   local name=$1
