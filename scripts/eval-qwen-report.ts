@@ -11,7 +11,7 @@ import { TASKS } from '../src/tasks/registry';
 import { tInterval } from '../src/tune/stats';
 
 const DIR = join(import.meta.dirname, '..', 'docs', 'eval-qwen');
-const SCHEMES = ['io', 'cot', 'tot', 'got'];
+const SCHEMES = ['io', 'cot', 'tot', 'got', 'got8']; // keyword counting's GoT is GoT8 (scripts/eval-qwen.sh)
 
 interface Cell {
   task: string;
