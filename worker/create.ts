@@ -18,6 +18,9 @@ import { withoutWorkflowStackTraces } from './stack-traces';
 
 export { WORKFLOWS_PATH };
 
+/** How long one activation of workflow code may run before its task fails as deadlocked (the SDK's default in its workflow threads). */
+export const WORKFLOW_DEADLOCK_LIMIT = '5s';
+
 /** Shared by every worker of this user on the machine (and by workers sharing the folder elsewhere). */
 export const defaultCacheDir = () =>
   process.env.GOT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'got-temporal', 'responses');
@@ -45,6 +48,13 @@ export interface GotWorkerOptions {
    * start with the tracing interceptors, so a prebuilt `workflowBundle` cannot be given too.
    */
   tracing?: Pick<Tracing, 'workerPlugin'>;
+  /**
+   * Run the workflow code on this thread instead of a workflow thread of its own. For a process that
+   * runs one run and exits (`got run`): the thread's start loads the SDK a second time, 0.3–0.45 s
+   * the run waits for (decision 78). A long-lived worker keeps the thread, so workflow tasks and
+   * activities use two cores.
+   */
+  workflowsInThisThread?: boolean;
 }
 
 /** The Controller workflow's code, for reuse by several workers: the build's bundle when current, else bundled from source now. */
@@ -84,6 +94,9 @@ export async function createGotWorker(o: GotWorkerOptions): Promise<Worker> {
     // A cluster-wide request rate for this task queue, enforced by the server across all workers.
     ...(o.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: o.taskQueueActivitiesPerSecond } : {}),
     ...(o.dataConverter ? { dataConverter: o.dataConverter } : {}),
+    // The SDK calls running workflows in the calling thread its debug mode, which also lifts the
+    // deadlock limit: the limit of a workflow thread is kept.
+    ...(o.workflowsInThisThread ? { debugMode: true, isolateExecutionTimeout: WORKFLOW_DEADLOCK_LIMIT } : {}),
     maxConcurrentActivityTaskExecutions: o.maxConcurrentActivities ?? 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 50,

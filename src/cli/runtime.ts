@@ -23,6 +23,8 @@ export interface RuntimeOptions {
   llm?: LlmSource;
   /** With `llm: 'local'`: the built-in model to serve (default SmolLM2-135M). */
   localModel?: string;
+  /** The in-process worker runs the workflow code on this thread (a command of one run; `GotWorkerOptions`). */
+  workflowsInThisThread?: boolean;
   log: (line: string) => void;
 }
 
@@ -45,8 +47,13 @@ export interface ExecutionChoices {
 }
 
 /** `startRuntime` for a command's execution options. */
-export const startRuntimeFor = (o: ExecutionChoices, log: (line: string) => void): Promise<CliRuntime> =>
+export const startRuntimeFor = (
+  o: ExecutionChoices,
+  log: (line: string) => void,
+  more: Pick<RuntimeOptions, 'workflowsInThisThread'> = {},
+): Promise<CliRuntime> =>
   startRuntime({
+    ...more,
     inProcessWorker: o.worker,
     taskQueue: taskQueueOf(o),
     simulatedLatencyMs: o.latency,
@@ -140,6 +147,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
         ...(simulated || source === 'local' ? {} : rateLimitsFromEnv()),
         ...(dataConverter ? { dataConverter } : {}),
         ...(tracing ? { tracing } : {}),
+        ...(o.workflowsInThisThread ? { workflowsInThisThread: true } : {}),
       });
       const running = worker.run();
       cleanups.push(async () => {

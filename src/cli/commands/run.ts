@@ -162,7 +162,8 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     import('../../client/health'),
   ]);
   const { startCheckedRun, webUiLink } = runs;
-  const runtime = await startRuntimeFor(o, log);
+  // One run, then the process exits: its workflow code runs on this thread, not a thread started for it.
+  const runtime = await startRuntimeFor(o, log, { workflowsInThisThread: true });
   try {
     const started = Date.now();
     const handle = await startCheckedRun(runtime.client, checked, {
