@@ -109,7 +109,9 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     const server = await cliServer(o.log);
     const { namespace } = server;
     // Runs record typed search attributes; make sure the namespace has them (a no-op when it does).
-    if (server.configured) await ensureSearchAttributes(server.connection, namespace);
+    // Checked while the worker starts (a round trip of ~0.1 s), and awaited before any run is started.
+    const attributes = server.configured ? ensureSearchAttributes(server.connection, namespace) : undefined;
+    attributes?.catch(() => undefined); // its failure is thrown where it is awaited, below
 
     // GOT_CODEC_KEYS set: payloads are encrypted before they reach the server (client and worker alike).
     const dataConverter = dataConverterFromEnv();
@@ -157,6 +159,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       });
     }
 
+    await attributes;
     return {
       client: new Client({
         connection,
