@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { describe, expect, inject, it } from 'vitest';
+import { SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'got-cli-'));
@@ -178,5 +182,33 @@ describe('a run through the CLI', () => {
     expect(a!.promptTokens).toBeGreaterThan(0);
     expect(b).toMatchObject({ promptTokens: 0, completionTokens: 0, costUsd: 0, llmCalls: a!.llmCalls });
     expect(b!.best.answer).toBe(a!.best.answer);
+  });
+
+  it("registers the search attributes a configured server's namespace lacks, and its run records them", async () => {
+    // Checked while the worker starts (decision 78), and awaited before the run is started.
+    const address = inject('temporalAddress');
+    const connection = await Connection.connect({ address });
+    try {
+      const namespace = `got-cli-${randomUUID().slice(0, 8)}`;
+      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+      for (let attempt = 0; ; attempt++) {
+        const ready = await connection.workflowService.listWorkflowExecutions({ namespace }).then(
+          () => true,
+          (error: unknown) => (attempt > 100 ? Promise.reject(error) : false),
+        );
+        if (ready) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const before = await connection.operatorService.listSearchAttributes({ namespace });
+      expect(Object.keys(before.customAttributes)).not.toContain(Object.keys(SEARCH_ATTRIBUTES)[0]);
+      const env = { TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, OPENAI_BASE_URL: '' };
+      const { code, stdout, stderr } = await got(['run', '--scheme', 'io', '--size', '8', '--json', '--no-progress'], env);
+      expect(code, stderr).toBe(0);
+      expect(JSON.parse(stdout)).toMatchObject({ status: 'answered' });
+      const after = await connection.operatorService.listSearchAttributes({ namespace });
+      expect(Object.keys(after.customAttributes)).toEqual(expect.arrayContaining(Object.keys(SEARCH_ATTRIBUTES)));
+    } finally {
+      await connection.close();
+    }
   });
 });
