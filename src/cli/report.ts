@@ -1,4 +1,5 @@
-import type { Disagreement, ReviewRecord } from '../documents/types';
+import { retentionLine } from '../documents/retention';
+import type { Disagreement, ReviewRecord, SourceRetention } from '../documents/types';
 import type { RunResult } from '../run/request';
 
 /** The engine's review of a merge, as the report gives it: counts, the unsupported clauses, the disagreements. */
@@ -11,6 +12,8 @@ export interface ReviewSummary {
   /** The text of each clause no source supports (possibly invented by the model). */
   unsupportedClauses: string[];
   disagreements: Disagreement[];
+  /** Per source: its clauses and how many the merge keeps (absent from reviews made before it was measured). */
+  retention?: SourceRetention[];
   /** Sources' display names, by document index (what `disagreements` and clauses' sources refer to). */
   documents: string[];
   /** Decisions a person sent (`--review`); absent when the run did not wait for any. */
@@ -77,6 +80,7 @@ function summaryOf(review: ReviewRecord, text: string): ReviewSummary {
     unsupportedClauses: review.clauses.filter((c) => !c.supported).map((c) => text.slice(c.start, c.end)),
     disagreements: review.disagreements,
     documents: review.documents,
+    ...(review.retention ? { retention: review.retention } : {}),
     ...(review.decisions ? { decisions: review.decisions.length } : {}),
     ...(review.decisionsTimedOut ? { decisionsTimedOut: true as const } : {}),
   };
@@ -108,6 +112,7 @@ export function formatReport(r: RunReport): string {
     `  best thought  ${best}`,
     ...(answer ? [`  answer        ${answer}`] : []),
     ...(r.review ? [`  sources       ${reviewLine(r.review)}`] : []),
+    ...(r.review?.retention ? [`  kept          ${retentionLine(r.review.retention, r.review.documents)}`] : []),
     `  LLM           ${r.llmCalls} calls · ${r.promptTokens.toLocaleString('en')} prompt + ${r.completionTokens.toLocaleString('en')} completion tokens · $${r.costUsd.toFixed(4)}${r.budgetExhausted ? ' · budget exhausted' : ''}`,
     `  graph         ${r.thoughts} thoughts`,
     `  time          ${(r.wallMs / 1000).toFixed(2)} s wall · ${(r.summedLlmLatencyMs / 1000).toFixed(2)} s of LLM calls${speedup > 1 ? ` (${speedup.toFixed(1)}x from running branches in parallel)` : ''}`,

@@ -123,6 +123,14 @@ export const ReviewDecision = z.strictObject({
 });
 export type ReviewDecision = z.infer<typeof ReviewDecision>;
 
+/** How much of one source the merge keeps: the source's clauses, and how many of them a clause of the merge says. */
+export const SourceRetention = z.object({
+  document: z.number().int().min(0),
+  clauses: z.number().int().min(0),
+  kept: z.number().int().min(0),
+});
+export type SourceRetention = z.infer<typeof SourceRetention>;
+
 /** What the engine says of a merged result: computed from the sources and the merge, never taken on the model's word. */
 export const AnswerReview = z.object({
   clauses: z.array(MergedClause),
@@ -134,6 +142,8 @@ export const AnswerReview = z.object({
     repeated: z.number().int().min(0).optional(),
   }),
   disagreements: z.array(Disagreement),
+  /** Per source, by document index: what of it the merge keeps (absent in reviews made before it was measured). */
+  retention: z.array(SourceRetention).optional(),
 });
 export type AnswerReview = z.infer<typeof AnswerReview>;
 

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { retentionLine } from '../../documents/retention';
 import { bestThought, formatScore, operationTimings, thoughtsById, volume } from '../../grs/analysis';
 import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
@@ -56,6 +57,7 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
     ...(grs.review
       ? [
           `  review of ${grs.review.thought}: ${grs.review.counts.supported} of ${grs.review.counts.clauses} clauses traced to the sources, ${grs.review.counts.unsupported} unsupported${grs.review.counts.repeated ? `, ${grs.review.counts.repeated} repeating an earlier clause` : ''} · ${grs.review.disagreements.length} disagreement(s)${grs.review.decisions ? ` · ${grs.review.decisions.length} decided by a person` : ''} (--format html shows each clause's sources)`,
+          ...(grs.review.retention ? [`  kept of the sources: ${retentionLine(grs.review.retention, grs.review.documents)}`] : []),
         ]
       : []),
     `  operations:`,

@@ -1,0 +1,33 @@
+import { splitClausesOnce } from './clauses';
+import { SourceIndex, SUPPORTED_SIMILARITY } from './provenance';
+import type { SourceRetention } from './types';
+
+/**
+ * What of each source a merged text keeps: the other half of checking a merge. Provenance asks of
+ * every merged clause where it came from; this asks of every source clause whether the merge says
+ * it, at the bar a merged clause needs to count as traced (`SUPPORTED_SIMILARITY`). A "merge" that
+ * restates one document and drops the others traces cleanly; here it keeps 0 of the others' clauses.
+ * Pure and deterministic.
+ */
+export function measureRetention(merged: string, documents: readonly string[]): SourceRetention[] {
+  // Each merged clause its own document: a source clause is kept when some merged clause says it.
+  const index = new SourceIndex(splitClausesOnce(merged).clauses.map((u) => u.text));
+  return documents.map((text, document) => {
+    const units = splitClausesOnce(text).clauses;
+    const kept = units.filter((u) => (index.match(u.text)[0]?.similarity ?? 0) >= SUPPORTED_SIMILARITY).length;
+    return { document, clauses: units.length, kept };
+  });
+}
+
+/** Retention in words: the total kept and the sources kept least (`names` by document index), e.g. for a report line. */
+export function retentionLine(retention: readonly SourceRetention[], names: readonly string[], least = 3): string {
+  const clauses = retention.reduce((sum, r) => sum + r.clauses, 0);
+  const kept = retention.reduce((sum, r) => sum + r.kept, 0);
+  const share = clauses ? Math.round((100 * kept) / clauses) : 100;
+  const lowest = [...retention]
+    .filter((r) => r.kept < r.clauses)
+    .sort((a, b) => a.kept / a.clauses - b.kept / b.clauses || a.document - b.document)
+    .slice(0, least)
+    .map((r) => `${names[r.document] ?? `document ${r.document + 1}`} ${r.kept}/${r.clauses}`);
+  return `${kept.toLocaleString('en')} of ${clauses.toLocaleString('en')} source clauses (${share}%)${lowest.length ? `; kept least: ${lowest.join(', ')}` : ''}`;
+}

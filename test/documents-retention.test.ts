@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { measureRetention, retentionLine } from '../src/documents/retention';
+import { reviewMerge } from '../src/documents/review';
+
+// Two sources on different subjects, so that no clause of one reads like a clause of the other.
+const NDA = [
+  'The Recipient shall keep the Confidential Information secret and use it only to evaluate the proposed acquisition.',
+  'The Recipient may disclose Confidential Information to its advisers who are bound by duties of confidence.',
+  'This agreement ends three years after the date on which it was signed by both parties.',
+].join(' ');
+const LEASE = [
+  'The Tenant shall pay the monthly rent in advance on the first working day of every calendar month.',
+  'The Landlord shall repair the roof, the external walls and the drains of the building at its own cost.',
+  'Either party may end the lease by giving the other six months of written notice.',
+  'The Tenant must not keep animals in the premises without the written consent of the Landlord.',
+].join(' ');
+
+describe('what of each source a merge keeps', () => {
+  it('keeps every clause of the one document a "merge" restates, and none of the document it drops', () => {
+    expect(measureRetention(NDA, [NDA, LEASE])).toEqual([
+      { document: 0, clauses: 3, kept: 3 },
+      { document: 1, clauses: 4, kept: 0 },
+    ]);
+  });
+
+  it('keeps everything of sources strung together, and counts a clause reworded closely as kept', () => {
+    expect(measureRetention(`${LEASE} ${NDA}`, [NDA, LEASE]).map((r) => r.kept)).toEqual([3, 4]);
+    const reworded = LEASE.replace('on the first working day of every calendar month', 'on the first working day of each month');
+    expect(measureRetention(reworded, [LEASE])[0]).toEqual({ document: 0, clauses: 4, kept: 4 });
+  });
+
+  it('keeps nothing of an empty merge, and an empty source has nothing to keep', () => {
+    expect(measureRetention('', [NDA, ''])).toEqual([
+      { document: 0, clauses: 3, kept: 0 },
+      { document: 1, clauses: 0, kept: 0 },
+    ]);
+  });
+
+  it('is part of the review, by document index, beside a provenance that finds nothing wrong', () => {
+    const review = reviewMerge({ documents: [NDA, LEASE] }, NDA);
+    // Every clause of the "merge" is traced and none unsupported: only the retention shows the lease is gone.
+    expect(review.counts).toMatchObject({ clauses: 3, supported: 3, unsupported: 0 });
+    expect(review.retention).toEqual(measureRetention(NDA, [NDA, LEASE]));
+  });
+
+  it('says it in a line: the total, then the sources kept least by name', () => {
+    const retention = measureRetention(NDA, [NDA, LEASE]);
+    expect(retentionLine(retention, ['nda.pdf', 'lease.docx'])).toBe('3 of 7 source clauses (43%); kept least: lease.docx 0/4');
+    expect(retentionLine(measureRetention(`${NDA} ${LEASE}`, [NDA, LEASE]), [])).toBe('7 of 7 source clauses (100%)');
+  });
+});
