@@ -1,4 +1,9 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mammoth from 'mammoth';
 import { describe, expect, it } from 'vitest';
+import { writeMergedOutput } from '../src/documents/output/index';
 import { measureRetention, retentionLine } from '../src/documents/retention';
 import { reviewMerge } from '../src/documents/review';
 
@@ -47,5 +52,17 @@ describe('what of each source a merge keeps', () => {
     const retention = measureRetention(NDA, [NDA, LEASE]);
     expect(retentionLine(retention, ['nda.pdf', 'lease.docx'])).toBe('3 of 7 source clauses (43%); kept least: lease.docx 0/4');
     expect(retentionLine(measureRetention(`${NDA} ${LEASE}`, [NDA, LEASE]), [])).toBe('7 of 7 source clauses (100%)');
+  });
+
+  it('is said in the Markdown, DOCX and HTML outputs beside the other counts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'got-retention-'));
+    const output = { merged: NDA, review: reviewMerge({ documents: [NDA, LEASE] }, NDA), sources: ['nda.pdf', 'lease.docx'] };
+    const said = 'Of the sources it keeps 3 of 7 source clauses (43%); kept least: lease.docx 0/4';
+    for (const ext of ['md', 'html']) {
+      await writeMergedOutput(join(dir, `merged.${ext}`), output);
+      expect(readFileSync(join(dir, `merged.${ext}`), 'utf8')).toContain(said);
+    }
+    await writeMergedOutput(join(dir, 'merged.docx'), output);
+    expect((await mammoth.extractRawText({ path: join(dir, 'merged.docx') })).value).toContain(said);
   });
 });

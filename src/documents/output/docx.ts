@@ -12,6 +12,7 @@ import {
   WidthType,
 } from 'docx';
 import {
+  keptNote,
   type LaidOutBlock,
   type Layout,
   layoutOf,
@@ -104,6 +105,7 @@ function disagreementsSection(layout: Layout): (Paragraph | Table)[] {
         ? [new TextRun({ text: `; ${unsupported} without a source (highlighted, marked “${UNSUPPORTED_MARK}”)`, color: FLAG_COLOR })]
         : []),
       ...(review.counts.repeated ? [new TextRun({ text: repeatedNote(review.counts), color: FLAG_COLOR })] : []),
+      ...(review.kept ? [new TextRun(keptNote(review))] : []),
       new TextRun('.'),
     ],
   });

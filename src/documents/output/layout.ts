@@ -1,3 +1,4 @@
+import { retentionLine } from '../retention';
 import type { AnswerReview, ClauseSource, ReviewDecision, ReviewRecord, TermValue } from '../types';
 import { type Block, blocksOf, numberedLikeWord } from './blocks';
 
@@ -66,6 +67,8 @@ export interface Layout {
   review?: {
     counts: AnswerReview['counts'];
     disagreements: DisagreementRow[];
+    /** What of the sources the merge keeps, in words (`retentionLine`); absent for reviews made before it was measured. */
+    kept?: string;
   };
 }
 
@@ -75,6 +78,9 @@ export const UNSUPPORTED_MARK = 'no source found — check';
 /** How every output's summary says that clauses repeat earlier ones ("; 3 say again what an earlier clause says"), or nothing. */
 export const repeatedNote = (counts: AnswerReview['counts']): string =>
   counts.repeated ? `; ${counts.repeated} say${counts.repeated === 1 ? 's' : ''} again what an earlier clause says — check` : '';
+
+/** How every output says what of the sources the merge keeps (". Of the sources it keeps 40 of 52 clauses ..."), or nothing. */
+export const keptNote = (review: Layout['review']): string => (review?.kept ? `. Of the sources it keeps ${review.kept}` : '');
 
 /** The display name of a document: its given name, else "document N". */
 export const sourceName = (sources: readonly string[], document: number): string => sources[document] ?? `document ${document + 1}`;
@@ -100,7 +106,13 @@ export function layoutOf(o: MergedOutput): Layout {
     blocks: laid,
     wordNumbering: numberedLikeWord(blocks),
     ...(o.review
-      ? { review: { counts: o.review.counts, disagreements: o.review.disagreements.map((d) => rowOf(d, o.sources, o.decisions)) } }
+      ? {
+          review: {
+            counts: o.review.counts,
+            disagreements: o.review.disagreements.map((d) => rowOf(d, o.sources, o.decisions)),
+            ...(o.review.retention ? { kept: retentionLine(o.review.retention, o.sources) } : {}),
+          },
+        }
       : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { type LaidOutBlock, layoutOf, type MergedOutput, noteText, repeatedNote, UNSUPPORTED_MARK } from './layout';
+import { keptNote, type LaidOutBlock, layoutOf, type MergedOutput, noteText, repeatedNote, UNSUPPORTED_MARK } from './layout';
 
 /**
  * The `.md` output: the merged text as Markdown (headings as `#` lines, clauses and paragraphs as
@@ -29,7 +29,7 @@ export function toMarkdown(o: MergedOutput): string {
       [
         '## Disagreements',
         '',
-        `${supported} of ${clauses} clauses found in the sources${unsupported ? `; ${unsupported} without a source — check` : ''}${repeatedNote(layout.review.counts)}.`,
+        `${supported} of ${clauses} clauses found in the sources${unsupported ? `; ${unsupported} without a source — check` : ''}${repeatedNote(layout.review.counts)}${keptNote(layout.review)}.`,
         '',
         ...(rows.length
           ? ['| Topic | What each source says | The merge kept |', '| --- | --- | --- |', ...rows]

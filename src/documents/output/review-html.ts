@@ -1,4 +1,13 @@
-import { type LaidOutBlock, type Layout, type MergedOutput, repeatedNote, segmentsOf, sourceLabel, UNSUPPORTED_MARK } from './layout';
+import {
+  keptNote,
+  type LaidOutBlock,
+  type Layout,
+  type MergedOutput,
+  repeatedNote,
+  segmentsOf,
+  sourceLabel,
+  UNSUPPORTED_MARK,
+} from './layout';
 
 /**
  * The merged text as HTML, each block beside its sources (a side column), unsupported sentences
@@ -57,7 +66,7 @@ export function reviewCountsHtml(layout: Layout, sources: readonly string[]): st
   const missing = unsupported ? `; <b class="warn">${unsupported} without a source — check</b>` : '';
   const named = sources.length ? ` · sources: ${sources.map((s, i) => `${i + 1}. ${escapeHtml(s)}`).join(', ')}` : '';
   const repeated = review.counts.repeated ? `<b class="warn">${escapeHtml(repeatedNote(review.counts))}</b>` : '';
-  return `<p class="counts">${supported} of ${clauses} clauses found in the sources${missing}${repeated}${named}</p>`;
+  return `<p class="counts">${supported} of ${clauses} clauses found in the sources${missing}${repeated}${escapeHtml(keptNote(review))}${named}</p>`;
 }
 
 /**
