@@ -13,6 +13,9 @@ import { tInterval } from '../src/tune/stats';
 const DIR = join(import.meta.dirname, '..', 'docs', 'eval-qwen');
 const SCHEMES = ['io', 'cot', 'tot', 'got', 'got8']; // keyword counting's GoT is GoT8 (scripts/eval-qwen.sh)
 
+/** Tasks whose size is the sample's own (keyword counting: the countries in each text), shown as "—". */
+const SIZE_PER_SAMPLE = new Set(['keyword-counting']);
+
 interface Cell {
   task: string;
   size: number;
@@ -42,8 +45,10 @@ function readCells(): Cell[] {
     const latest = new Map(journal.read().map((r) => [`${r.task}/${r.scheme}/${r.size}/${r.sample}`, r]));
     for (const r of latest.values()) {
       if (!finished(r)) continue;
-      const key = `${r.task}/${r.size}/${r.scheme}`;
-      const cell = cells.get(key) ?? { task: r.task, size: r.size, scheme: r.scheme, rows: [] };
+      // A cell is a folder: keyword counting's size is each text's own (its countries), not the cell's.
+      const size = SIZE_PER_SAMPLE.has(r.task) ? 0 : r.size;
+      const key = `${r.task}/${size}/${r.scheme}`;
+      const cell = cells.get(key) ?? { task: r.task, size, scheme: r.scheme, rows: [] };
       cell.rows.push(r);
       cells.set(key, cell);
     }
@@ -61,7 +66,7 @@ function table(cells: Cell[]): string {
     const scores = c.rows.map(scoreOf);
     const higher = TASKS[c.task]!.higherIsBetter;
     lines.push(
-      `| ${c.task} | ${c.size} | ${c.scheme} | ${c.rows.length} | ${c.rows.filter((r) => r.status === 'noAnswer').length} | ${median(scores).toFixed(higher ? 2 : 1)} | ${withInterval(scores, 2)} | ${c.rows.filter((r) => r.solved).length} | ${Math.round(mean(c.rows.map((r) => r.promptTokens)))} / ${Math.round(mean(c.rows.map((r) => r.completionTokens)))} | ${(mean(c.rows.map((r) => r.wallMs)) / 1000).toFixed(0)} s | $${mean(c.rows.map((r) => r.costUsd)).toFixed(4)} |`,
+      `| ${c.task} | ${SIZE_PER_SAMPLE.has(c.task) ? '—' : c.size} | ${c.scheme} | ${c.rows.length} | ${c.rows.filter((r) => r.status === 'noAnswer').length} | ${median(scores).toFixed(higher ? 2 : 1)} | ${withInterval(scores, 2)} | ${c.rows.filter((r) => r.solved).length} | ${Math.round(mean(c.rows.map((r) => r.promptTokens)))} / ${Math.round(mean(c.rows.map((r) => r.completionTokens)))} | ${(mean(c.rows.map((r) => r.wallMs)) / 1000).toFixed(0)} s | $${mean(c.rows.map((r) => r.costUsd)).toFixed(4)} |`,
     );
   }
   return lines.join('\n');
