@@ -34,6 +34,11 @@ describe('what of each source a merge keeps', () => {
     expect(measureRetention(reworded, [LEASE])[0]).toEqual({ document: 0, clauses: 4, kept: 4 });
   });
 
+  it('works from a merge of a single clause', () => {
+    const [rent, notice] = LEASE.split(/(?<=\.) /) as [string, string];
+    expect(measureRetention(rent, [rent, `${rent} ${notice}`, notice]).map((r) => `${r.kept}/${r.clauses}`)).toEqual(['1/1', '1/2', '0/1']);
+  });
+
   it('keeps nothing of an empty merge, and an empty source has nothing to keep', () => {
     expect(measureRetention('', [NDA, ''])).toEqual([
       { document: 0, clauses: 3, kept: 0 },

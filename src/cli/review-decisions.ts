@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import { documentName } from '../documents/names';
 import type { Disagreement, ReviewDecision } from '../documents/types';
 import { ValidationError } from '../goo/validate';
 import type { PendingReview } from '../run/request';
@@ -8,7 +9,7 @@ export function describeDisagreement(d: Disagreement, documents: string[]): stri
   const kept = d.kept.length ? d.kept.map((v) => `"${v.text}"`).join(', ') : '(dropped by the merge)';
   return [
     `${d.id}  ${d.topic} (${d.kind})`,
-    ...d.values.map((v) => `    ${v.document + 1}. ${documents[v.document] ?? `document ${v.document + 1}`}: "${v.value.text}"`),
+    ...d.values.map((v) => `    ${v.document + 1}. ${documentName(documents, v.document)}: "${v.value.text}"`),
     `    merge keeps: ${kept}`,
   ].join('\n');
 }

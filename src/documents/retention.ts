@@ -1,4 +1,5 @@
 import { splitClausesOnce } from './clauses';
+import { documentName } from './names';
 import { SourceIndex, SUPPORTED_SIMILARITY } from './provenance';
 import type { SourceRetention } from './types';
 
@@ -28,6 +29,6 @@ export function retentionLine(retention: readonly SourceRetention[], names: read
     .filter((r) => r.kept < r.clauses)
     .sort((a, b) => a.kept / a.clauses - b.kept / b.clauses || a.document - b.document)
     .slice(0, least)
-    .map((r) => `${names[r.document] ?? `document ${r.document + 1}`} ${r.kept}/${r.clauses}`);
+    .map((r) => `${documentName(names, r.document)} ${r.kept}/${r.clauses}`);
   return `${kept.toLocaleString('en')} of ${clauses.toLocaleString('en')} source clauses (${share}%)${lowest.length ? `; kept least: ${lowest.join(', ')}` : ''}`;
 }

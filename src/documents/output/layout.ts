@@ -1,3 +1,4 @@
+import { documentName } from '../names';
 import { retentionLine } from '../retention';
 import type { AnswerReview, ClauseSource, ReviewDecision, ReviewRecord, TermValue } from '../types';
 import { type Block, blocksOf, numberedLikeWord } from './blocks';
@@ -82,9 +83,6 @@ export const repeatedNote = (counts: AnswerReview['counts']): string =>
 /** How every output says what of the sources the merge keeps (". Of the sources it keeps 40 of 52 clauses ..."), or nothing. */
 export const keptNote = (review: Layout['review']): string => (review?.kept ? `. Of the sources it keeps ${review.kept}` : '');
 
-/** The display name of a document: its given name, else "document N". */
-export const sourceName = (sources: readonly string[], document: number): string => sources[document] ?? `document ${document + 1}`;
-
 /** The output of a run's reviewed answer: the decided text when a person decided, else the answer as merged. */
 export function outputOfReview(record: ReviewRecord, answer: string, title?: string): MergedOutput {
   return {
@@ -139,7 +137,7 @@ function addSource(byKey: Map<string, SourceRef>, s: ClauseSource, names: readon
   if (!ref) {
     byKey.set(key, {
       document: s.document,
-      name: sourceName(names, s.document),
+      name: documentName(names, s.document),
       ...(s.section ? { section: s.section } : {}),
       pages: [...(s.pages ?? [])].sort((a, b) => a - b),
       similarity: s.similarity,
@@ -204,13 +202,13 @@ function rowOf(d: AnswerReview['disagreements'][number], names: readonly string[
   return {
     id: d.id,
     topic: d.topic,
-    values: d.values.map((v) => ({ name: sourceName(names, v.document), text: v.value.text, where: where(v.value) })),
+    values: d.values.map((v) => ({ name: documentName(names, v.document), text: v.value.text, where: where(v.value) })),
     kept: d.kept.map((v) => v.text),
     ...(decision
       ? {
           decided:
             'document' in decision.choose
-              ? `decided: ${sourceName(names, decision.choose.document)}'s value`
+              ? `decided: ${documentName(names, decision.choose.document)}'s value`
               : `decided: “${decision.choose.text}”`,
         }
       : {}),

@@ -1,11 +1,14 @@
 import { applyDecisions, checkDecisions } from '../../documents/decisions';
+import { documentName } from '../../documents/names';
 import { reviewMerge } from '../../documents/review';
 import type { AnswerReviewer } from '../task';
 import type { DocMergeProblem } from './dataset';
 
 /** The sources' display names: their file names, or "document 1", "document 2", ... for texts sent as such. */
-export const sourceNames = (problem: DocMergeProblem): string[] =>
-  problem.documents.map((_, i) => problem.sources?.[i]?.name ?? `document ${i + 1}`);
+export const sourceNames = (problem: DocMergeProblem): string[] => {
+  const given = problem.sources?.map((s) => s.name) ?? [];
+  return problem.documents.map((_, i) => documentName(given, i));
+};
 
 /** A merge reviewed against its sources: provenance per clause and the sources' disagreements (src/documents). */
 export const docMergeReviewer: AnswerReviewer<DocMergeProblem> = {
