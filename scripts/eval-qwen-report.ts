@@ -59,17 +59,23 @@ function readCells(): Cell[] {
 
 function table(cells: Cell[]): string {
   const lines = [
-    '| task | size | scheme | runs | no answer | median score | mean score [95% interval] | solved | mean tokens (in / out) | mean wall | mean cost at GPT-3.5 prices |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| task | size | scheme | runs | no answer | median score | mean score [95% interval] | solved | mean tokens (in / out) | mean wall | mean cost at GPT-3.5 prices | sources kept (merges) |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const c of cells) {
     const scores = c.rows.map(scoreOf);
     const higher = TASKS[c.task]!.higherIsBetter;
     lines.push(
-      `| ${c.task} | ${SIZE_PER_SAMPLE.has(c.task) ? '—' : c.size} | ${c.scheme} | ${c.rows.length} | ${c.rows.filter((r) => r.status === 'noAnswer').length} | ${median(scores).toFixed(higher ? 2 : 1)} | ${withInterval(scores, 2)} | ${c.rows.filter((r) => r.solved).length} | ${Math.round(mean(c.rows.map((r) => r.promptTokens)))} / ${Math.round(mean(c.rows.map((r) => r.completionTokens)))} | ${(mean(c.rows.map((r) => r.wallMs)) / 1000).toFixed(0)} s | $${mean(c.rows.map((r) => r.costUsd)).toFixed(4)} |`,
+      `| ${c.task} | ${SIZE_PER_SAMPLE.has(c.task) ? '—' : c.size} | ${c.scheme} | ${c.rows.length} | ${c.rows.filter((r) => r.status === 'noAnswer').length} | ${median(scores).toFixed(higher ? 2 : 1)} | ${withInterval(scores, 2)} | ${c.rows.filter((r) => r.solved).length} | ${Math.round(mean(c.rows.map((r) => r.promptTokens)))} / ${Math.round(mean(c.rows.map((r) => r.completionTokens)))} | ${(mean(c.rows.map((r) => r.wallMs)) / 1000).toFixed(0)} s | $${mean(c.rows.map((r) => r.costUsd)).toFixed(4)} | ${keptCell(c.rows)} |`,
     );
   }
   return lines.join('\n');
+}
+
+/** The mean share of the sources' clauses the merges keep (decision 79), over the runs that recorded it. */
+function keptCell(rows: EvalRow[]): string {
+  const kept = rows.flatMap((r) => (r.kept === undefined ? [] : [r.kept]));
+  return kept.length ? `${Math.round(100 * mean(kept))}% (${kept.length} of ${rows.length} runs)` : '';
 }
 
 /** A mean with its 95% t-interval, as `m [low, high]` (no interval from one run). */

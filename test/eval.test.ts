@@ -59,10 +59,12 @@ describe('the evaluation harness', () => {
 
     const csv = readFileSync(outcome.files.csv, 'utf8').trim().split('\n');
     expect(csv[0]).toBe(
-      'task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error',
+      'task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error,kept',
     );
     expect(csv).toHaveLength(7);
     expect(JSON.parse(readFileSync(outcome.files.json, 'utf8'))).toEqual(outcome.rows);
+    // Sorting has no review, so no share of its sources kept.
+    expect(outcome.rows.every((r) => r.kept === undefined)).toBe(true);
     expect(readFileSync(outcome.files.summary, 'utf8')).toMatch(/\| 32 \| got \| 3 \|/);
 
     const png = readFileSync(outcome.files.png);
@@ -124,6 +126,22 @@ describe('the figure of runs that cost nothing', () => {
     expect(spec).toContain('total tokens of the runs (thousands)');
     expect(spec).not.toContain('(USD)');
     expect(spec).toContain('"kiloTokens":8');
+  });
+});
+
+describe('an evaluation of document merges', () => {
+  it("records the share of the sources' clauses each best merge keeps, from the engine's review", async () => {
+    const outcome = await runEvaluation(
+      { ...options, task: 'doc-merge', schemes: ['io'], sizes: [3], samples: 2, out: mkdtempSync(join(tmpdir(), 'got-eval-')) },
+      quiet,
+    );
+    expect(outcome.rows).toHaveLength(2);
+    for (const row of outcome.rows) {
+      expect(row.status, row.error).toBe('completed');
+      expect(row.kept).toBeGreaterThan(0);
+      expect(row.kept).toBeLessThanOrEqual(1);
+    }
+    expect(readFileSync(outcome.files.csv, 'utf8').split('\n')[0]).toMatch(/,kept$/);
   });
 });
 

@@ -15,6 +15,8 @@ export interface EvalRow extends EvalJob {
   /** `noAnswer`: the run completed without a valid final thought; it is scored as an unreadable answer (the task's `noAnswerScore`). */
   status: 'completed' | 'noAnswer' | 'failed';
   error?: string;
+  /** Document merges: the share (0..1) of the sources' clauses the best merge keeps, from the engine's review (decision 79). */
+  kept?: number;
 }
 
 /** A run that ended (with or without an answer): it is not run again, and it counts in the summary. */
@@ -35,6 +37,7 @@ export const COLUMNS: (keyof EvalRow)[] = [
   'workflowId',
   'status',
   'error',
+  'kept',
 ];
 
 /**

@@ -9,7 +9,7 @@ import { startOrJoinRun } from '../client/runs';
 import { ValidationError } from '../goo/validate';
 import { checkRun } from '../run/check';
 import { runOutcome } from '../run/outcome';
-import type { RunRequestInput } from '../run/request';
+import type { RunRequestInput, RunResult } from '../run/request';
 import { payloadRouteFromEnv } from '../store/route';
 import { getTask } from '../tasks/registry';
 import { splitRows, TRAIN_SPLIT } from '../tune/data-split';
@@ -180,6 +180,14 @@ function datasetIds(task: ReturnType<typeof getTask>, file: string): string[] {
   return ids;
 }
 
+/** The share of the sources' clauses the reviewed best answer keeps, when the run reviewed it. */
+function keptOf(result: RunResult): { kept?: number } {
+  const retention = result.best && result.grs.review?.thought === result.best.id ? result.grs.review.retention : undefined;
+  const clauses = retention?.reduce((sum, r) => sum + r.clauses, 0) ?? 0;
+  if (!retention || clauses === 0) return {};
+  return { kept: Math.round((1000 * retention.reduce((sum, r) => sum + r.kept, 0)) / clauses) / 1000 };
+}
+
 async function runJob(
   client: Client,
   job: EvalJob,
@@ -208,6 +216,7 @@ async function runJob(
       wallMs: closeTime ? closeTime.getTime() - startTime.getTime() : 0,
       status,
       ...(error ? { error } : {}),
+      ...keptOf(result),
     };
     return { row };
   } catch (e) {
