@@ -1,5 +1,6 @@
 import { retentionLine } from '../documents/retention';
 import type { Disagreement, ReviewRecord, SourceRetention } from '../documents/types';
+import { bestReview } from '../run/outcome';
 import type { RunResult } from '../run/request';
 
 /** The engine's review of a merge, as the report gives it: counts, the unsupported clauses, the disagreements. */
@@ -52,7 +53,7 @@ export function reportOf(
   answerText: (state: Record<string, unknown>) => string,
 ): RunReport {
   const { grs, best } = result;
-  const review = best && grs.review?.thought === best.id ? grs.review : undefined;
+  const review = bestReview(result);
   // A person's decisions make the answer: the merge with the values they chose.
   const answer = (state: Record<string, unknown>) => review?.decidedText ?? answerText(state);
   return {

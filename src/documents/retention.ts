@@ -20,10 +20,14 @@ export function measureRetention(merged: string, documents: readonly string[]): 
   });
 }
 
+/** All sources together: their clauses, and how many of them the merge keeps. */
+export function retentionTotals(retention: readonly SourceRetention[]): { clauses: number; kept: number } {
+  return { clauses: retention.reduce((sum, r) => sum + r.clauses, 0), kept: retention.reduce((sum, r) => sum + r.kept, 0) };
+}
+
 /** Retention in words: the total kept and the sources kept least (`names` by document index), e.g. for a report line. */
 export function retentionLine(retention: readonly SourceRetention[], names: readonly string[], least = 3): string {
-  const clauses = retention.reduce((sum, r) => sum + r.clauses, 0);
-  const kept = retention.reduce((sum, r) => sum + r.kept, 0);
+  const { clauses, kept } = retentionTotals(retention);
   const share = clauses ? Math.round((100 * kept) / clauses) : 100;
   const lowest = [...retention]
     .filter((r) => r.kept < r.clauses)

@@ -6,9 +6,10 @@ import { type RunOptions, requestFromOptions } from '../cli/commands/run';
 import { exitOnInterrupt, startRuntimeFor, taskQueueOf } from '../cli/runtime';
 import { RunStuckError, resultUnlessStuck, stuckAdvice, stuckFacts } from '../client/health';
 import { startOrJoinRun } from '../client/runs';
+import { retentionTotals } from '../documents/retention';
 import { ValidationError } from '../goo/validate';
 import { checkRun } from '../run/check';
-import { runOutcome } from '../run/outcome';
+import { bestReview, runOutcome } from '../run/outcome';
 import type { RunRequestInput, RunResult } from '../run/request';
 import { payloadRouteFromEnv } from '../store/route';
 import { getTask } from '../tasks/registry';
@@ -182,10 +183,9 @@ function datasetIds(task: ReturnType<typeof getTask>, file: string): string[] {
 
 /** The share of the sources' clauses the reviewed best answer keeps, when the run reviewed it. */
 function keptOf(result: RunResult): { kept?: number } {
-  const retention = result.best && result.grs.review?.thought === result.best.id ? result.grs.review.retention : undefined;
-  const clauses = retention?.reduce((sum, r) => sum + r.clauses, 0) ?? 0;
-  if (!retention || clauses === 0) return {};
-  return { kept: Math.round((1000 * retention.reduce((sum, r) => sum + r.kept, 0)) / clauses) / 1000 };
+  const retention = bestReview(result)?.retention;
+  const { clauses, kept } = retentionTotals(retention ?? []);
+  return clauses ? { kept: Math.round((1000 * kept) / clauses) / 1000 } : {};
 }
 
 async function runJob(

@@ -1,5 +1,9 @@
 import type { RunResult } from './request';
 
+/** The engine's review of the run's best answer, when it reviewed that one (document merges). */
+export const bestReview = (result: Pick<RunResult, 'best' | 'grs'>) =>
+  result.best && result.grs.review?.thought === result.best.id ? result.grs.review : undefined;
+
 /** How a finished run counts in an evaluation or a study. */
 export interface RunOutcome {
   status: 'completed' | 'noAnswer';
