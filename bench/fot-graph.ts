@@ -3,15 +3,16 @@
  * 78 requests in 7 dependent steps, up to 40 at once) on the simulator at 500 and 2,000 ms per call,
  * each branch its own request (`--fan-out perSample`, as FoT sends them). `npm run bench:fot`.
  *
- * Two shapes of the same run: on a long-lived worker (a deployment; the client's start call to the
- * result in hand), and as the whole `got run` command a user types (a fresh process with its own
- * worker, spawn to exit). Where the time goes comes from three clocks on one machine: the
+ * Three shapes of the same run: on a long-lived worker (a deployment; the client's start call to the
+ * result in hand), and as the whole `got run` command a user types (spawn to exit), once with a
+ * worker of its own and once handing the run to a resident worker (`got worker start`). Where the time goes comes from three clocks on one machine: the
  * simulator's record of each request (arrival, end), the history's event times and the client's.
  * Everything is a ratio to the critical path (7 steps x the latency), measured in one run.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
@@ -86,8 +87,29 @@ async function workflowRun(env: BenchEnv, taskQueue: string, request: unknown, l
   };
 }
 
-/** The command shape: `got run` as a user types it, against the same server and endpoint. */
-async function commandRun(env: BenchEnv, baseURL: string, logOf: () => Promise<SimRequestRecord[]>, latencyMs: number, i: number) {
+/** The environment of a `got run` (and of a resident worker) against the bench's server and an endpoint of its own. */
+const commandEnv = (env: BenchEnv, baseURL: string, stateDir: string): NodeJS.ProcessEnv => ({
+  ...shellFreeEnv(),
+  TEMPORAL_ADDRESS: env.server.address,
+  OPENAI_BASE_URL: baseURL,
+  OPENAI_API_KEY: 'sim',
+  GOT_STATE_DIR: stateDir,
+});
+
+/** `got <args>` run to its end; throws with its output when it fails. */
+function got(args: string[], childEnv: NodeJS.ProcessEnv): void {
+  const out = spawnSync(process.execPath, ['bin/got.js', ...args], { cwd: ROOT, encoding: 'utf8', env: childEnv });
+  if (out.status !== 0) throw new Error(`got ${args.join(' ')} exited ${out.status}: ${out.stderr}`);
+}
+
+/** The command shape: `got run` as a user types it, against the same server and endpoint (a resident worker's when one runs). */
+async function commandRun(
+  env: BenchEnv,
+  childEnv: NodeJS.ProcessEnv,
+  logOf: () => Promise<SimRequestRecord[]>,
+  latencyMs: number,
+  i: number,
+) {
   const workflowId = `fot-graph-cmd-${latencyMs}-${i}-${Date.now()}`;
   const spawned = Date.now();
   const child: ChildProcess = spawn(
@@ -95,7 +117,7 @@ async function commandRun(env: BenchEnv, baseURL: string, logOf: () => Promise<S
     ['bin/got.js', 'run', ...runArgs(), '--llm', 'endpoint', '--json', '--workflow-id', workflowId],
     {
       cwd: ROOT,
-      env: { ...shellFreeEnv(), TEMPORAL_ADDRESS: env.server.address, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'sim' },
+      env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -186,24 +208,40 @@ export async function measureFotGraph(runs: number, log: (line: string) => void 
     const env = await startBenchEnv({ latencyMs });
     // The command shape calls an endpoint of its own, so its requests never mix with the worker's.
     const remote = await startRemoteLlm({ latencyMs });
+    // Two state folders: one where `got run` finds no resident worker, one where `got worker start` left one.
+    const states = await mkdtemp(join(tmpdir(), 'fot-graph-'));
+    const alone = commandEnv(env, remote.baseURL, join(states, 'alone'));
+    const withResident = commandEnv(env, remote.baseURL, join(states, 'resident'));
     try {
       const worker = await env.worker();
+      got(['worker', 'start', '--llm', 'endpoint'], withResident);
       try {
         const wf: Timeline[] = [];
         const cmd: Timeline[] = [];
+        const res: Timeline[] = [];
         // One of each first: the OS's file cache, the server's first calls, the worker's first workflow.
         await workflowRun(env, worker.taskQueue, request, latencyMs, -1);
-        await commandRun(env, remote.baseURL, remote.requestLog, latencyMs, -1);
+        await commandRun(env, alone, remote.requestLog, latencyMs, -1);
+        await commandRun(env, withResident, remote.requestLog, latencyMs, -1);
         for (let i = 0; i < runs; i++) {
           wf.push(await workflowRun(env, worker.taskQueue, request, latencyMs, i));
-          cmd.push(await commandRun(env, remote.baseURL, remote.requestLog, latencyMs, i));
-          log(`  ${latencyMs} ms, run ${i + 1}/${runs}: worker ${wf.at(-1)!.wallMs} ms, command ${cmd.at(-1)!.commandMs} ms`);
+          cmd.push(await commandRun(env, alone, remote.requestLog, latencyMs, i));
+          res.push(await commandRun(env, withResident, remote.requestLog, latencyMs, i));
+          log(
+            `  ${latencyMs} ms, run ${i + 1}/${runs}: worker ${wf.at(-1)!.wallMs} ms, command ${cmd.at(-1)!.commandMs} ms, to a resident worker ${res.at(-1)!.commandMs} ms`,
+          );
         }
-        rows.push(rowOf('long-lived worker', latencyMs, wf), rowOf('`got run`', latencyMs, cmd));
+        rows.push(
+          rowOf('long-lived worker', latencyMs, wf),
+          rowOf('`got run`', latencyMs, cmd),
+          rowOf('`got run`, resident worker', latencyMs, res),
+        );
       } finally {
+        got(['worker', 'stop'], withResident);
         await worker.stop();
       }
     } finally {
+      await rm(states, { recursive: true, force: true });
       await remote.close();
       await env.close();
     }
@@ -225,7 +263,7 @@ Framework of Thoughts' GoT graph for sorting 128 as our GoO (\`../shared/data/fo
 process of its own at a fixed latency per request; a private dev server. The long-lived worker is
 a deployment's (the client's start call to the result in hand); \`got run\` is the command a user
 types, a fresh process with its own worker each time (\`commandOwnMs\`: spawn to exit minus the
-run's own wall time). \`firstMs\`: the history's start to the first request's arrival;
+run's own wall time), and the same command handing its run to a resident worker (\`got worker start\`). \`firstMs\`: the history's start to the first request's arrival;
 \`lastMs\`: the last request's end to the result in the client's hand; \`betweenMs\`: the requests'
 span beyond the critical path (${llmDepthOf()} × latency), what the steps between them cost. Median (fastest–slowest)
 of ${runs} runs each after a warm-up. Targets (issue 23): wall ≤ ${FOT_TARGETS.ratio[500]} × the critical path at

@@ -24,9 +24,18 @@ export const defaultLlmSource = (env: NodeJS.ProcessEnv = process.env): LlmSourc
  * The task queue a command uses when `--task-queue` is not given: the deployment's (`got`) for a
  * configured endpoint, a queue of their own for the CLI's simulated and local models, so a worker
  * holding one LLM never takes the calls of a run meant for another (nor spends a real endpoint's
- * money on a simulated run).
+ * money on a simulated run). Each local model has its own (`got-local-qwen2.5-coder-1.5b`): two
+ * commands serving different models at once would otherwise answer each other's calls (decision 80).
  */
-export const taskQueueFor = (source: LlmSource): string => (source === 'endpoint' ? DEFAULT_TASK_QUEUE : `${DEFAULT_TASK_QUEUE}-${source}`);
+export function taskQueueFor(source: LlmSource, localModel?: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (source === 'endpoint') return DEFAULT_TASK_QUEUE;
+  if (source === 'sim') return `${DEFAULT_TASK_QUEUE}-sim`;
+  return `${DEFAULT_TASK_QUEUE}-local-${localModelLabel(localModelChoice(localModel, env))}`;
+}
+
+/** A local model's short name: the built-in model's name, or the id a model file is served as. */
+export const localModelLabel = (choice: LocalModelChoice): string =>
+  choice.kind === 'built-in' ? choice.model.name : modelIdOf(choice.path);
 
 /**
  * The local model a command serves: the GGUF file `GOT_LOCAL_MODEL` names, else the built-in model

@@ -16,6 +16,7 @@ import type { RunOptions } from './commands/run';
 import type { StatusOptions } from './commands/status';
 import { addStoreCommand } from './commands/store';
 import type { TuneOptions } from './commands/tune';
+import type { WorkerStartOptions } from './commands/worker';
 import type { CliConfig } from './config';
 import { configPath, OPTION_ENV } from './config-path';
 import { defaultLlmSource, LLM_SOURCES } from './llm-source';
@@ -428,13 +429,56 @@ server
   .command('stop')
   .description('stop it and its codec server (runs are kept in its SQLite file)')
   .action(async () => {
-    const { stopLocalServer } = await import('../devserver/local-server');
+    const [{ stopLocalServer }, { stopResidentWorkers }] = await Promise.all([
+      import('../devserver/local-server'),
+      import('./commands/worker'),
+    ]);
+    // Resident workers go first: without their server they would only retry their polls.
+    const workers = await stopResidentWorkers();
+    if (workers.length > 0) log(`Stopped ${workers.length} resident worker${workers.length === 1 ? '' : 's'}.`);
     const stopped = await stopLocalServer(stateDir());
     log(
       stopped.server
         ? `Stopped the local Temporal dev server${stopped.codec ? ' and its codec server' : ''}.`
         : 'No local Temporal dev server was running.',
     );
+  });
+
+const workerCommand = program
+  .command('worker')
+  .description('a resident worker: it keeps a worker (and its model) running, and commands with its settings hand their runs to it');
+workerCommand
+  .command('start')
+  .description(
+    'start one for these settings in the background (or reuse the running one); `got run` and the others then start no worker of their own',
+  )
+  .addOption(llmSourceOption('the LLM it serves: the simulated LLM, a real model on this machine (--local-model), or OPENAI_BASE_URL'))
+  .addOption(localModelOption())
+  .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (with --llm sim)', int('--latency'), 0))
+  .option('--foreground', 'serve in this process until Ctrl-C or SIGTERM (for a terminal or a service manager)', false)
+  .action(async (o: WorkerStartOptions) => {
+    const { startResidentWorker } = await import('./commands/worker');
+    await startResidentWorker(o, log);
+  });
+workerCommand
+  .command('stop')
+  .description('stop the resident workers (each finishes its calls in flight; their runs wait in Temporal for the next worker)')
+  .action(async () => {
+    const { stopResidentWorkers } = await import('./commands/worker');
+    const stopped = await stopResidentWorkers();
+    log(
+      stopped.length > 0
+        ? `Stopped ${stopped.length} resident worker${stopped.length === 1 ? '' : 's'}.`
+        : 'No resident worker was running.',
+    );
+  });
+workerCommand
+  .command('list')
+  .description('the resident workers running: what each serves, its task queue, since when, its log')
+  .action(async () => {
+    const { residentLines } = await import('./commands/worker');
+    const lines = residentLines();
+    console.log(lines.length > 0 ? lines.join('\n') : 'No resident worker is running (`got worker start` starts one).');
   });
 
 program

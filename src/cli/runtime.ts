@@ -1,15 +1,15 @@
 import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { rateLimitsFromEnv, tracesFromEnv } from '../../worker/config';
-import { createGotWorker } from '../../worker/create';
-import { installQuietRuntime } from '../../worker/logging';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { LlmEndpoint } from '../llm/client';
 import { endpointFromEnv, NO_ENDPOINT } from '../llm/endpoint';
+import { buildId, type ResidentWorker, residentOn } from '../resident/registry';
+import { describeChoice, residentTaskQueue, settingsKey, type WorkerChoice } from '../resident/settings';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
 import type { SimulatedLlmThread } from '../simllm/thread';
 import { connectClient, connectNative } from '../temporal/connect';
-import { defaultLlmSource, type LlmSource, localModelChoice, taskQueueFor } from './llm-source';
+import { defaultLlmSource, type LlmSource, localModelChoice, localModelLabel, taskQueueFor } from './llm-source';
 import { cliServer } from './server';
 import { stateDir } from './state-dir';
 
@@ -25,6 +25,11 @@ export interface RuntimeOptions {
   localModel?: string;
   /** The in-process worker runs the workflow code on this thread (a command of one run; `GotWorkerOptions`). */
   workflowsInThisThread?: boolean;
+  /**
+   * Hand the runs to the resident worker with this command's settings when one runs (`got worker
+   * start`) instead of starting a worker here: no worker to start or stop, no model to load.
+   */
+  preferResident?: boolean;
   log: (line: string) => void;
 }
 
@@ -32,6 +37,10 @@ export interface CliRuntime {
   client: Client;
   namespace: string;
   uiUrl: string;
+  /** Where this command's runs go: its own queue, or the resident worker's. */
+  taskQueue: string;
+  /** The worker started here, while it runs (it ends on `close`, or when it fails). */
+  worker?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,6 +64,8 @@ export const startRuntimeFor = (
   startRuntime({
     ...more,
     inProcessWorker: o.worker,
+    // `--task-queue` names where the runs go: they go there, not to a resident worker.
+    preferResident: o.taskQueue === undefined,
     taskQueue: taskQueueOf(o),
     simulatedLatencyMs: o.latency,
     llm: o.llm ?? defaultLlmSource(),
@@ -63,8 +74,8 @@ export const startRuntimeFor = (
   });
 
 /** The task queue a command's runs go to: `--task-queue`, else the LLM source's own. */
-export const taskQueueOf = (o: Pick<ExecutionChoices, 'taskQueue' | 'llm'>): string =>
-  o.taskQueue ?? taskQueueFor(o.llm ?? defaultLlmSource());
+export const taskQueueOf = (o: Pick<ExecutionChoices, 'taskQueue' | 'llm' | 'localModel'>): string =>
+  o.taskQueue ?? taskQueueFor(o.llm ?? defaultLlmSource(), o.localModel);
 
 /**
  * Ctrl-C (or SIGTERM) on a command that waits for runs: it stops waiting, at once. The runs go on in
@@ -93,8 +104,9 @@ let interrupted: { what: string; log: (line: string) => void } | undefined;
 export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
   const source = o.llm ?? defaultLlmSource();
   const configured = endpointFromEnv();
+  const resident = o.inProcessWorker && o.preferResident ? residentFor(o, source) : undefined;
   // Without a worker here the workers polling the task queue make the calls, with their own LLM.
-  const callsHere = o.inProcessWorker;
+  const callsHere = o.inProcessWorker && !resident;
   if (callsHere && source === 'endpoint' && !configured) throw new Error(`--llm endpoint: ${NO_ENDPOINT}`);
   // The simulated LLM starts first, in a thread of its own: it comes up while the server is checked.
   const simulatedStart = callsHere && source === 'sim' ? startSimulatedLlm(o.simulatedLatencyMs) : undefined;
@@ -120,7 +132,11 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
 
     const simulated = await simulatedStart;
     let endpoint: LlmEndpoint | undefined;
-    if (!callsHere) o.log(`Runs go to task queue ${o.taskQueue}: the workers polling it make their LLM calls.`);
+    if (resident)
+      o.log(
+        `Runs go to the resident worker (pid ${resident.pid}) on task queue ${resident.taskQueue}: ${describeChoice(resident.choice)}.`,
+      );
+    else if (!callsHere) o.log(`Runs go to task queue ${o.taskQueue}: the workers polling it make their LLM calls.`);
     else if (simulated) {
       endpoint = { baseURL: simulated.baseURL, apiKey: 'simulated', supportsN: true, cacheNamespace: 'simulated-llm' };
       o.log(
@@ -136,7 +152,13 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       );
     } else endpoint = configured!;
 
+    let running: Promise<void> | undefined;
     if (endpoint) {
+      // Loaded only here: a command whose runs go to other workers never loads the SDK's worker.
+      const [{ createGotWorker }, { installQuietRuntime }] = await Promise.all([
+        import('../../worker/create'),
+        import('../../worker/logging'),
+      ]);
       // The first install wins (an embedding process may have installed its own logger already).
       installQuietRuntime(undefined, { ownSignals: true });
       const native = await connectNative(server.connection);
@@ -151,10 +173,11 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
         ...(tracing ? { tracing } : {}),
         ...(o.workflowsInThisThread ? { workflowsInThisThread: true } : {}),
       });
-      const running = worker.run();
+      const run = worker.run();
+      running = run;
       cleanups.push(async () => {
-        worker.shutdown();
-        await running;
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await run;
         await native.close();
       });
     }
@@ -169,6 +192,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       }),
       namespace,
       uiUrl: server.uiUrl,
+      taskQueue: resident?.taskQueue ?? o.taskQueue,
+      ...(running ? { worker: running } : {}),
       async close() {
         for (const cleanup of cleanups.reverse()) await cleanup();
       },
@@ -184,4 +209,22 @@ async function startSimulatedLlm(latencyMs: number): Promise<SimulatedLlmThread>
   const [{ startSimulatedLlmThread }, { inventShareFromEnv }] = await Promise.all([import('../simllm/thread'), import('../simllm/server')]);
   // GOT_SIM_INVENT: merges with sentences of no source, to see a review flag them.
   return startSimulatedLlmThread({ latencyMs, inventShare: inventShareFromEnv() });
+}
+
+/** What the worker of these options is made of, as a resident worker records it. */
+export function workerChoiceOf(source: LlmSource, o: Pick<RuntimeOptions, 'localModel' | 'simulatedLatencyMs'>): WorkerChoice {
+  if (source === 'local') return { llm: 'local', localModel: localModelLabel(localModelChoice(o.localModel)) };
+  return source === 'sim' ? { llm: 'sim', latencyMs: o.simulatedLatencyMs } : { llm: 'endpoint' };
+}
+
+/** The resident worker with this command's settings and build, when one runs. */
+function residentFor(o: RuntimeOptions, source: LlmSource): ResidentWorker | undefined {
+  const key = settingsKey(workerChoiceOf(source, o));
+  const resident = residentOn(stateDir(), residentTaskQueue(o.taskQueue, key));
+  if (!resident || resident.key !== key) return undefined;
+  if (resident.build === buildId()) return resident;
+  o.log(
+    `The resident worker (pid ${resident.pid}) on ${resident.taskQueue} runs another build: this command starts its own worker (\`got worker start\` restarts it on this build).`,
+  );
+  return undefined;
 }

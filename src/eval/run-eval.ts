@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { type RunOptions, requestFromOptions } from '../cli/commands/run';
-import { exitOnInterrupt, startRuntimeFor, taskQueueOf } from '../cli/runtime';
+import { exitOnInterrupt, startRuntimeFor } from '../cli/runtime';
 import { RunStuckError, resultUnlessStuck, stuckAdvice, stuckFacts } from '../client/health';
 import { startOrJoinRun } from '../client/runs';
 import { retentionTotals } from '../documents/retention';
@@ -76,7 +76,14 @@ export async function runEvaluation(o: EvalOptions, log: (line: string) => void 
     bar?.start(todo.length, 0, { cost: '0.0000', failed });
     try {
       await pool(todo, concurrency, async (job) => {
-        const { row, stuck: isStuck } = await runJob(runtime.client, job, requests.get(jobKey(job))!, taskQueueOf(o), evalId, o.stuckAfter);
+        const { row, stuck: isStuck } = await runJob(
+          runtime.client,
+          job,
+          requests.get(jobKey(job))!,
+          runtime.taskQueue,
+          evalId,
+          o.stuckAfter,
+        );
         if (isStuck) stuck.push(row.workflowId);
         journal.append(row);
         cost += row.costUsd;

@@ -113,7 +113,7 @@ export async function proposeCommand(
   const out = resolve(o.out);
   mkdirSync(out, { recursive: true });
   const id = outputFolderId(out, 'prompts.json', 'prompts-');
-  const [{ startRuntimeFor, exitOnInterrupt, taskQueueOf }, { resultUnlessStuck }, { startOrJoinRun }] = await Promise.all([
+  const [{ startRuntimeFor, exitOnInterrupt }, { resultUnlessStuck }, { startOrJoinRun }] = await Promise.all([
     import('../runtime'),
     import('../../client/health'),
     import('../../client/runs'),
@@ -122,7 +122,7 @@ export async function proposeCommand(
   exitOnInterrupt(`runs in flight go on in Temporal; the same command with --out ${o.out} reattaches to them`, log);
   try {
     const run = async (workflowId: string, request: RunRequestInput): Promise<RunResult> => {
-      const handle = await startOrJoinRun(runtime.client, request, { taskQueue: taskQueueOf(o), workflowId });
+      const handle = await startOrJoinRun(runtime.client, request, { taskQueue: runtime.taskQueue, workflowId });
       return (await resultUnlessStuck(handle, o.stuckAfter !== undefined ? { stuckAfter: o.stuckAfter } : {})) as RunResult;
     };
     log(`Running ${o.scheme} of ${task.id} on ${caseRequests.length} training cases with the ${base ? 'given' : "task's own"} prompts`);

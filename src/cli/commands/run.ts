@@ -156,7 +156,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     return undefined;
   }
   // Loaded only now: a dry run or a refused request never loads Temporal's SDK.
-  const [{ startRuntimeFor, exitOnInterrupt, taskQueueOf }, runs, { resultUnlessStuck }] = await Promise.all([
+  const [{ startRuntimeFor, exitOnInterrupt }, runs, { resultUnlessStuck }] = await Promise.all([
     import('../runtime'),
     import('../../client/runs'),
     import('../../client/health'),
@@ -167,7 +167,7 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
   try {
     const started = Date.now();
     const handle = await startCheckedRun(runtime.client, checked, {
-      taskQueue: taskQueueOf(o),
+      taskQueue: runtime.taskQueue,
       ...(o.workflowId ? { workflowId: o.workflowId } : {}),
     });
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);

@@ -125,17 +125,16 @@ export async function tuneCommand(o: TuneOptions, log: (line: string) => void = 
   const out = resolve(o.out);
   mkdirSync(out, { recursive: true });
   const workflowId = outputFolderId(out, 'study.json', 'tune-');
-  const [{ startRuntimeFor, exitOnInterrupt, taskQueueOf }, studies, { resultUnlessStuck }, { webUiLink }, { writeStudyFiles }] =
-    await Promise.all([
-      import('../runtime'),
-      import('../../client/studies'),
-      import('../../client/health'),
-      import('../../client/runs'),
-      import('../../tune/files'),
-    ]);
+  const [{ startRuntimeFor, exitOnInterrupt }, studies, { resultUnlessStuck }, { webUiLink }, { writeStudyFiles }] = await Promise.all([
+    import('../runtime'),
+    import('../../client/studies'),
+    import('../../client/health'),
+    import('../../client/runs'),
+    import('../../tune/files'),
+  ]);
   const runtime = await startRuntimeFor(o, log);
   try {
-    const handle = await studies.startStudy(runtime.client, request, { taskQueue: taskQueueOf(o), workflowId });
+    const handle = await studies.startStudy(runtime.client, request, { taskQueue: runtime.taskQueue, workflowId });
     log(
       `Study ${handle.workflowId}: ${prepared.scheme} of ${task.id} (size ${size}), ${o.trials} trials of up to ${o.samples} samples` +
         `${o.maxCostPerSample !== undefined ? `, at most $${o.maxCostPerSample} per sample` : ''}\n  Web UI: ${webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId)}`,
