@@ -122,7 +122,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     const { namespace } = server;
     // Runs record typed search attributes; make sure the namespace has them (a no-op when it does).
     // Checked while the worker starts (a round trip of ~0.1 s), and awaited before any run is started.
-    const attributes = server.configured ? ensureSearchAttributes(server.connection, namespace) : undefined;
+    // A resident worker with these settings (the same server and namespace) made sure of them when it started.
+    const attributes = server.configured && !resident ? ensureSearchAttributes(server.connection, namespace) : undefined;
     attributes?.catch(() => undefined); // its failure is thrown where it is awaited, below
 
     // GOT_CODEC_KEYS set: payloads are encrypted before they reach the server (client and worker alike).
