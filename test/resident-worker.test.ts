@@ -87,6 +87,15 @@ describe('got worker start: commands hand their runs to a resident worker with t
     expect(await taskQueueOf('resident-1')).toBe(resident!.taskQueue);
   });
 
+  it('is left running by `got server stop` when it polls a server the environment names', async () => {
+    const [resident] = listResidents(stateDir);
+    const stop = await got(['server', 'stop'], env);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stderr).not.toMatch(/resident worker/);
+    expect(isAlive(resident!.pid)).toBe(true);
+    expect(resident!.localServer).toBe(false);
+  });
+
   it('is not used by a run with other settings, nor by one that names its task queue', async () => {
     const slower = await got(
       ['run', '--scheme', 'io', '--size', '8', '--latency', '5', '--json', '--no-progress', '--workflow-id', 'resident-2'],

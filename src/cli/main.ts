@@ -433,8 +433,8 @@ server
       import('../devserver/local-server'),
       import('./commands/worker'),
     ]);
-    // Resident workers go first: without their server they would only retry their polls.
-    const workers = await stopResidentWorkers();
+    // Its resident workers go first: without their server they would only retry their polls.
+    const workers = await stopResidentWorkers({ localServerOnly: true });
     if (workers.length > 0) log(`Stopped ${workers.length} resident worker${workers.length === 1 ? '' : 's'}.`);
     const stopped = await stopLocalServer(stateDir());
     log(

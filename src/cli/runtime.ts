@@ -39,6 +39,8 @@ export interface CliRuntime {
   uiUrl: string;
   /** Where this command's runs go: its own queue, or the resident worker's. */
   taskQueue: string;
+  /** Whether the server is the local dev server (not one the environment names). */
+  localServer: boolean;
   /** The worker started here, while it runs (it ends on `close`, or when it fails). */
   worker?: Promise<void>;
   close(): Promise<void>;
@@ -194,6 +196,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
       namespace,
       uiUrl: server.uiUrl,
       taskQueue: resident?.taskQueue ?? o.taskQueue,
+      localServer: !server.configured,
       ...(running ? { worker: running } : {}),
       async close() {
         for (const cleanup of cleanups.reverse()) await cleanup();

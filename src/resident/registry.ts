@@ -12,6 +12,8 @@ export interface ResidentWorker extends ProcessRecord {
   /** The build it runs (`buildId`): a run of another build is not handed to it. */
   build: string;
   choice: WorkerChoice;
+  /** It polls the local dev server (which `got server stop` stops), not a server the environment names. */
+  localServer: boolean;
   startedAt: string;
 }
 

@@ -71,7 +71,8 @@ export async function startResidentWorker(o: WorkerStartOptions, log: (line: str
     cwd: process.cwd(),
   });
   log(`Starting a resident worker (pid ${child.pid}) for ${describeChoice(choice)}; its log: ${logFile}`);
-  await waitUntilReady('The resident worker', async () => residentOn(stateDir(), taskQueue)?.pid === child.pid, {
+  // Ready once a worker of this build polls the queue: this one, or one a concurrent start registered first.
+  await waitUntilReady('The resident worker', async () => residentOn(stateDir(), taskQueue)?.build === buildId(), {
     timeoutMs: START_TIMEOUT_MS,
     process: child,
     intervalMs: 100,
@@ -94,6 +95,13 @@ async function serveResidentWorker(o: WorkerStartOptions, log: (line: string) =>
     ...(o.localModel ? { localModel: o.localModel } : {}),
     log,
   });
+  // Two starts at once: the first to register keeps the queue, the other leaves.
+  const first = residentOn(stateDir(), taskQueue);
+  if (first && first.pid !== process.pid) {
+    await runtime.close();
+    log(`The resident worker (pid ${first.pid}) started meanwhile serves these settings; this one stops.`);
+    process.exit(0);
+  }
   const startTime = startTimeOf(process.pid);
   const record: ResidentWorker = {
     pid: process.pid,
@@ -103,6 +111,7 @@ async function serveResidentWorker(o: WorkerStartOptions, log: (line: string) =>
     key,
     build: buildId(),
     choice,
+    localServer: runtime.localServer,
     startedAt: new Date().toISOString(),
   };
   registerResident(stateDir(), record);
@@ -125,9 +134,12 @@ async function serveResidentWorker(o: WorkerStartOptions, log: (line: string) =>
   process.exit(exitCode);
 }
 
-/** Stops every resident worker of this state folder (each finishes its calls in flight first); returns those stopped. */
-export async function stopResidentWorkers(): Promise<ResidentWorker[]> {
-  const residents = listResidents(stateDir());
+/**
+ * Stops the resident workers of this state folder (each finishes its calls in flight first), or only
+ * those polling the local dev server; returns those stopped.
+ */
+export async function stopResidentWorkers(o: { localServerOnly?: boolean } = {}): Promise<ResidentWorker[]> {
+  const residents = listResidents(stateDir()).filter((r) => !o.localServerOnly || r.localServer);
   await Promise.all(residents.map((resident) => stopProcess(resident)));
   for (const resident of residents) if (!isRunning(resident)) unregisterResident(stateDir(), resident.taskQueue, resident.pid);
   return residents;
