@@ -11,6 +11,7 @@ import type { DoctorOptions } from './commands/doctor';
 import type { InspectOptions } from './commands/inspect';
 import { INSPECT_FORMATS } from './commands/inspect-formats';
 import { addLocalLlmCommand } from './commands/local-llm';
+import { addModelsCommand } from './commands/models';
 import type { ProposeOptions } from './commands/prompts';
 import type { RunOptions } from './commands/run';
 import type { StatusOptions } from './commands/status';
@@ -559,6 +560,7 @@ addExecutionOptions(
 });
 
 addLocalLlmCommand(program, log);
+addModelsCommand(program, log);
 addClusterCommand(program, log);
 addStoreCommand(program, log);
 
