@@ -160,6 +160,26 @@ describe('got worker start: commands hand their runs to a resident worker with t
     expect(await taskQueueOf('resident-4')).toBe(first.taskQueue);
   });
 
+  it('--keep-worker (or GOT_KEEP_WORKER) starts one when none runs and hands the run to it; the next command finds it', async () => {
+    const fast = { ...env, GOT_SIM_LATENCY_MS: '1' };
+    expect(listResidents(stateDir).some((r) => r.choice.latencyMs === 1)).toBe(false);
+    const first = await got(
+      ['run', '--scheme', 'io', '--size', '8', '--keep-worker', '--json', '--no-progress', '--workflow-id', 'resident-6'],
+      fast,
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const started = listResidents(stateDir).find((r) => r.choice.latencyMs === 1)!;
+    expect(first.stderr).toContain(`Runs go to the resident worker (pid ${started.pid})`);
+    expect(await taskQueueOf('resident-6')).toBe(started.taskQueue);
+    const second = await got(['run', '--scheme', 'io', '--size', '8', '--json', '--no-progress', '--workflow-id', 'resident-7'], {
+      ...fast,
+      GOT_KEEP_WORKER: 'true',
+    });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`(pid ${started.pid}) already serves`);
+    expect(listResidents(stateDir).filter((r) => r.choice.latencyMs === 1)).toHaveLength(1);
+  });
+
   it('got worker stop stops them all; a run then starts its own worker again', async () => {
     const residents = listResidents(stateDir);
     expect(residents.length).toBeGreaterThan(0);

@@ -16,6 +16,7 @@ export const OPTION_ENV = {
   taskQueue: 'GOT_TASK_QUEUE',
   stuckAfter: 'GOT_STUCK_AFTER',
   localModel: LOCAL_MODEL_NAME_ENV,
+  keepWorker: 'GOT_KEEP_WORKER',
 } as const satisfies Partial<Record<keyof CliConfig, string>>;
 
 /** The config file to read: `--config <file>`, else $GOT_CONFIG, else ./got.config.json when present. */

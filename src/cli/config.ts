@@ -24,6 +24,7 @@ export const CliConfig = z.strictObject({
   concurrency: z.number().int().positive().optional(),
   stuckAfter: z.number().int().min(0).optional(),
   localModel: z.enum(LOCAL_MODEL_NAMES).optional(),
+  keepWorker: z.boolean().optional(),
 });
 export type CliConfig = z.infer<typeof CliConfig>;
 

@@ -244,6 +244,13 @@ function addExecutionOptions(cmd: Command, latency: number): Command {
     )
     .addOption(stuckAfterOption())
     .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
+    .addOption(
+      configurable(
+        'keepWorker',
+        '--keep-worker',
+        'start a resident worker for these settings unless one runs, and hand the runs to it: later commands start no worker and load no model (`got worker`)',
+      ),
+    )
     .option('--no-progress', 'no progress bar')
     .option('--config <file>', 'JSON file with option defaults (env GOT_CONFIG; default ./got.config.json); flags > env > file');
 }

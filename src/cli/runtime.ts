@@ -55,15 +55,25 @@ export interface ExecutionChoices {
   latency: number;
   llm?: LlmSource;
   localModel?: string;
+  /** Start a resident worker for these settings when none runs, and hand the runs to it (`--keep-worker`). */
+  keepWorker?: boolean;
 }
 
 /** `startRuntime` for a command's execution options. */
-export const startRuntimeFor = (
+export async function startRuntimeFor(
   o: ExecutionChoices,
   log: (line: string) => void,
   more: Pick<RuntimeOptions, 'workflowsInThisThread'> = {},
-): Promise<CliRuntime> =>
-  startRuntime({
+): Promise<CliRuntime> {
+  if (o.keepWorker && o.worker && o.taskQueue === undefined) {
+    // Imported here: the worker command's module imports this one.
+    const { startResidentWorker } = await import('./commands/worker');
+    await startResidentWorker(
+      { llm: o.llm ?? defaultLlmSource(), latency: o.latency, foreground: false, ...(o.localModel ? { localModel: o.localModel } : {}) },
+      log,
+    );
+  }
+  return startRuntime({
     ...more,
     inProcessWorker: o.worker,
     // `--task-queue` names where the runs go: they go there, not to a resident worker.
@@ -74,6 +84,7 @@ export const startRuntimeFor = (
     ...(o.localModel !== undefined ? { localModel: o.localModel } : {}),
     log,
   });
+}
 
 /** The task queue a command's runs go to: `--task-queue`, else the LLM source's own. */
 export const taskQueueOf = (o: Pick<ExecutionChoices, 'taskQueue' | 'llm' | 'localModel'>): string =>

@@ -54,6 +54,8 @@ export interface RunOptions {
   taskQueue?: string;
   workflowId?: string;
   worker: boolean;
+  /** Start a resident worker for these settings unless one runs, and hand the run to it. */
+  keepWorker?: boolean;
   cache?: boolean;
   fanOut?: 'batched' | 'perSample';
   /** Answers in the task's JSON shape where the endpoint takes it (`llm.structuredOutput`). */
