@@ -244,7 +244,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       if (!scorer)
         throw ApplicationFailure.nonRetryable(`task "${taskIdOf(step.task)}" has no LLM scorer "${step.scorer}"`, FAILURE.validation);
       const schema = step.llm.structuredOutput === 'auto' ? scorer.ratingsSchema : undefined;
-      const { completion, ...meta } = await complete(step, 'score', scorer.buildPrompt(step.state, await problemOf(step)), schema);
+      const problem = await problemOf(step);
+      const { completion, ...meta } = await complete(step, 'score', scorer.buildPrompt(step.state, problem), schema);
       const ratings = completion.texts.map((text) => {
         try {
           return scorer.parseRatings(text);
@@ -253,7 +254,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
         }
       });
       const parsed = ratings.filter((r): r is number[] => r !== undefined);
-      return { score: parsed.length ? scorer.combine(parsed) : scorer.unparseableScore, ratings, ...meta };
+      return { score: parsed.length ? scorer.combine(parsed, { state: step.state, problem }) : scorer.unparseableScore, ratings, ...meta };
     },
 
     /** Local steps for thoughts no LLM step has checked (the root; runs recorded before checks moved into LLM steps). */

@@ -582,10 +582,13 @@ describe('scorers', () => {
     expect(harmonicMean([2, 4, 4])).toBe(3);
     const judge = compileJudge(judgeSpec, true);
     expect(
-      judge.combine([
-        [10, 10],
-        [10, 4],
-      ]),
+      judge.combine(
+        [
+          [10, 10],
+          [10, 4],
+        ],
+        { state: {}, problem: {} },
+      ),
     ).toBeCloseTo((2 * 10 * 7) / 17);
   });
 

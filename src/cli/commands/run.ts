@@ -26,6 +26,8 @@ export interface RunOptions {
   /** A prompt set (JSON): the built-in task's prompts reworded (docs/prompts.md). */
   prompts?: string;
   scheme: string;
+  /** Values of the scheme's tunable parameters (`--param name=value`). */
+  param?: Record<string, string | number | boolean>;
   size?: number;
   sample: string;
   dataset?: string;
@@ -90,6 +92,10 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   if (o.prompts && declaration)
     throw new ValidationError('options', [{ path: '--prompts', message: 'a declared task (--task-file) says its prompts itself' }]);
   const prompts = o.prompts ? checkedPromptSet(task, readJsonFile(o.prompts, '--prompts')) : undefined;
+  if (o.goo && o.param)
+    throw new ValidationError('options', [
+      { path: '--param', message: "values of a scheme's parameters, but --goo runs a GoO file as written: give one or the other" },
+    ]);
   if (!Object.hasOwn(task.schemes, o.scheme)) {
     throw new ValidationError('options', [
       {
@@ -118,7 +124,7 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
     task: declaration ?? taskWithPrompts(task.id, prompts),
     problem: problem as RunRequestInput['problem'],
     // A scheme goes by name: the worker builds its GoO for the problem's size and the model's window (decisions 36, 49).
-    ...(o.goo ? { goo: gooFromFile(o.goo) } : { scheme: { name: o.scheme } }),
+    ...(o.goo ? { goo: gooFromFile(o.goo) } : { scheme: { name: o.scheme, ...(o.param ? { params: o.param } : {}) } }),
     llm: {
       ...llm,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),

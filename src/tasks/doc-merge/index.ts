@@ -7,11 +7,12 @@ import { parseRatings, RATINGS_SCHEMA, readMerged } from './parse';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
 import { docMergeReviewer } from './review';
 import { docMergeSchemes, docMergeTunables } from './schemes';
-import { combineRatings, mergeScore, UNPARSEABLE_SCORE } from './score';
+import { combineRatings, combineWithMeasuredRetention, mergeScore, UNPARSEABLE_SCORE } from './score';
 import {
   assembledScore,
   isSectionPrompt,
   judgeSection,
+  judgeSectionKept,
   parseSectionAnswer,
   SECTION_PROMPTS,
   sectionOf,
@@ -81,12 +82,18 @@ function inputDocuments(req: PromptRequest): number[] {
 
 const textsOf = (req: PromptRequest, documents: number[]) => documents.map((i) => sourcesOf(req)[i]!);
 
+/** The documents a merge thought merges (all of them for a thought from an unreadable answer, which has no indices). */
+function judgedDocuments(state: ThoughtState, problem: DocMergeProblem): number[] {
+  const { documents } = asState(state);
+  return Array.isArray(documents) && documents.length
+    ? indicesOf(documents, problem.documents.length, 'state.documents')
+    : problem.documents.map((_, i) => i);
+}
+
 const judge: LlmScorer<DocMergeProblem> = {
   buildPrompt(state, problem): ChatMessage[] {
-    const all = problem.documents.map((_, i) => i);
-    const { documents, merged } = asState(state);
-    // A thought from an unreadable answer has no indices: judge it against every document.
-    const indices = Array.isArray(documents) && documents.length ? indicesOf(documents, problem.documents.length, 'state.documents') : all;
+    const { merged } = asState(state);
+    const indices = judgedDocuments(state, problem);
     return [
       {
         role: 'user',
@@ -101,6 +108,17 @@ const judge: LlmScorer<DocMergeProblem> = {
   combine: combineRatings,
   unparseableScore: UNPARSEABLE_SCORE,
   ratingsSchema: RATINGS_SCHEMA,
+};
+
+/** The same judge, its retention rating replaced by the engine's measure of the clauses kept (decision 82). */
+const judgeKept: LlmScorer<DocMergeProblem> = {
+  ...judge,
+  combine: (samples, { state, problem }) =>
+    combineWithMeasuredRetention(
+      samples,
+      asState(state).merged ?? '',
+      judgedDocuments(state, problem).map((i) => problem.documents[i]!),
+    ),
 };
 
 /** The answer each prompt expects as JSON (structured output): the merged document as one string, after the working notes for CoT. */
@@ -140,7 +158,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
   }),
   reviewer: docMergeReviewer,
   generateProblem: generateDocMergeProblem,
-  llmScorers: { judge, judgeSection },
+  llmScorers: { judge, judgeKept, judgeSection, judgeSectionKept },
 
   buildPrompt(req: PromptRequest): ChatMessage[] {
     const content = (() => {

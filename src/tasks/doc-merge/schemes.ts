@@ -1,7 +1,7 @@
 import { GooBuilder } from '../../goo/builder';
-import type { GoO } from '../../goo/schema';
+import type { GoO, Operation } from '../../goo/schema';
 import { estimateTokens } from '../../llm/context-windows';
-import { intParam, resolveConfig, type SearchSpace } from '../../tune/space';
+import { choiceParam, intParam, resolveConfig, type SearchSpace } from '../../tune/space';
 import type { SchemeOptions } from '../task';
 import { answerReserve, answerTokensFor, CHAT_TOKENS, taggedTokens } from './budget';
 import { DocMergeProblem } from './dataset';
@@ -28,21 +28,47 @@ function single(prompt: 'merge' | 'mergeCot'): GoO {
   return b.build();
 }
 
+/** Who rates what the merges keep in every judgement: the LLM judge (the paper) or the engine's measure (decision 82). */
+const RETENTION = {
+  retention: choiceParam(
+    ['judged', 'measured'],
+    'judged',
+    "who rates retention in each judgement: the LLM judge (the paper's), or the engine's measure of the sources' clauses the merge keeps",
+  ),
+};
+
+/** The judges a measured-retention scheme uses instead of the paper's (decision 82). */
+const KEPT_SCORERS: Record<string, string> = { judge: 'judgeKept', judgeSection: 'judgeSectionKept' };
+
+/** The GoO with each LLM judge of a merge replaced by its measured-retention form, inside forEach bodies too. */
+export function withMeasuredRetention(goo: GoO): GoO {
+  const swap = (op: Operation): Operation => {
+    if (op.type === 'forEach') return { ...op, body: op.body.map(swap) };
+    if (op.type === 'score' && op.scorer.kind === 'llm' && KEPT_SCORERS[op.scorer.prompt])
+      return { ...op, scorer: { ...op.scorer, prompt: KEPT_SCORERS[op.scorer.prompt]! } };
+    return op;
+  };
+  return { ...goo, operations: goo.operations.map(swap) };
+}
+
 /** What `got tune` may change in each scheme (FoT tuned GoT's merges, kept merges, aggregations and improvements). */
 export const docMergeTunables = {
-  io: () => ({}),
-  cot: () => ({}),
+  io: () => ({ ...RETENTION }),
+  cot: () => ({ ...RETENTION }),
   tot: () => ({
+    ...RETENTION,
     branches: intParam(2, 15, 10, 'samples of the first merge and of each improvement level'),
     levels: intParam(1, 4, 2, 'improvement levels'),
   }),
   got: () => ({
+    ...RETENTION,
     merges: intParam(1, 10, 5, 'merges of all documents'),
     keepBest: intParam(1, 5, 3, 'best merges aggregated'),
     aggregations: intParam(1, 10, 5, 'samples of the aggregation'),
     improvements: intParam(1, 15, 10, 'samples of the final improvement'),
   }),
   got2: () => ({
+    ...RETENTION,
     merges: intParam(1, 10, 5, 'merges of each half'),
     aggregations: intParam(1, 10, 5, 'samples of the aggregation of the halves'),
     improvements: intParam(1, 10, 5, 'samples of the final improvement'),
@@ -50,7 +76,7 @@ export const docMergeTunables = {
 } satisfies Record<string, (size: number) => SearchSpace>;
 
 const paramsOf = (scheme: keyof typeof docMergeTunables, o: SchemeOptions) =>
-  resolveConfig(docMergeTunables[scheme](), o.params) as Record<string, number>;
+  resolveConfig(docMergeTunables[scheme](), o.params) as Record<string, number> & { retention?: 'judged' | 'measured' };
 
 function tot(o: SchemeOptions): GoO {
   const p = paramsOf('tot', o);
@@ -120,15 +146,20 @@ export function fitsWhole(scheme: SectionedScheme, problem: DocMergeProblem, con
   return CHAT_TOKENS + largest + (drafts + 1) * reserve <= contextTokens;
 }
 
-/** The scheme as it always was when its prompts fit (or no window is known), else its sectioned form. */
+/**
+ * The scheme as it always was when its prompts fit (or no window is known), else its sectioned form;
+ * with `retention: measured`, its judges rate retention by the engine's measure.
+ */
 const windowed =
   (scheme: SectionedScheme, whole: (o: SchemeOptions<DocMergeProblem>) => GoO) =>
   (o: SchemeOptions<DocMergeProblem>): GoO => {
     const { problem, contextTokens } = o;
     // A problem not yet validated (a user's files) is planned only when valid; the run's check says what is wrong with it.
-    if (contextTokens === undefined || !DocMergeProblem.safeParse(problem).success || fitsWhole(scheme, problem!, contextTokens))
-      return whole(o);
-    return sectionedScheme(scheme, problem!, contextTokens);
+    const goo =
+      contextTokens === undefined || !DocMergeProblem.safeParse(problem).success || fitsWhole(scheme, problem!, contextTokens)
+        ? whole(o)
+        : sectionedScheme(scheme, problem!, contextTokens);
+    return paramsOf(scheme, o).retention === 'measured' ? withMeasuredRetention(goo) : goo;
   };
 
 export const docMergeSchemes = {

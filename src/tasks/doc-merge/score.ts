@@ -6,6 +6,8 @@
  * it, and a merged clause is redundant when it says only what an earlier merged clause said.
  */
 
+import { measureRetention, retentionTotals } from '../../documents/retention';
+
 /** Score of an answer the judge could not read (as in the paper's runs: no information). */
 export const UNPARSEABLE_SCORE = 0;
 
@@ -194,4 +196,17 @@ export function combineRatings(samples: readonly (readonly number[])[]): number 
   if (samples.length === 0) return UNPARSEABLE_SCORE;
   const mean = (i: number) => samples.reduce((sum, s) => sum + s[i]!, 0) / samples.length;
   return harmonicMean(mean(0), mean(1));
+}
+
+/**
+ * The paper's combination with the retention rating measured instead of judged (decision 82): the
+ * judge's redundancy ratings averaged, and 10 x the share of the sources' clauses the merge keeps
+ * (`measureRetention`, the review's own measure), combined by the harmonic mean. A small judge rated
+ * a merge that restated one of four NDAs as well retained; this one cannot.
+ */
+export function combineWithMeasuredRetention(samples: readonly (readonly number[])[], merged: string, sources: readonly string[]): number {
+  if (samples.length === 0) return UNPARSEABLE_SCORE;
+  const redundancy = samples.reduce((sum, s) => sum + s[0]!, 0) / samples.length;
+  const { clauses, kept } = retentionTotals(measureRetention(merged, sources));
+  return harmonicMean(redundancy, clauses === 0 ? 10 : (10 * kept) / clauses);
 }

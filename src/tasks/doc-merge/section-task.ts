@@ -6,7 +6,15 @@ import type { LlmScorer, ParsedThought, PromptRequest } from '../task';
 import { answerReserve, JUDGE_ANSWER_TOKENS, taggedTokens } from './budget';
 import type { DocMergeProblem } from './dataset';
 import { parseRatings, RATINGS_SCHEMA, readMerged } from './parse';
-import { analyseMerge, combineRatings, harmonicMean, informationUnits, mergeScore, UNPARSEABLE_SCORE } from './score';
+import {
+  analyseMerge,
+  combineRatings,
+  combineWithMeasuredRetention,
+  harmonicMean,
+  informationUnits,
+  mergeScore,
+  UNPARSEABLE_SCORE,
+} from './score';
 import {
   aggregateSectionPrompt,
   improveSectionPrompt,
@@ -152,6 +160,15 @@ export const judgeSection: LlmScorer<DocMergeProblem> = {
   combine: combineRatings,
   unparseableScore: UNPARSEABLE_SCORE,
   ratingsSchema: RATINGS_SCHEMA,
+};
+
+/** The section judge, its retention rating replaced by the engine's measure against the section's versions (decision 82). */
+export const judgeSectionKept: LlmScorer<DocMergeProblem> = {
+  ...judgeSection,
+  combine: (samples, { state, problem }) => {
+    const s = sectionOf(state, problem);
+    return combineWithMeasuredRetention(samples, draftOf(s) ?? '', versionsOf(problem, s));
+  },
 };
 
 /** The local score of a section draft: the clause-level proxy against all versions of its documents. */
