@@ -18,9 +18,8 @@ COMMON=(--llm local --local-model qwen2.5-coder-1.5b --schemes io,cot,tot,got
 CELLS=${CELLS:-}
 # TASK_QUEUE=got-local-2 for the second process: each process's worker then serves its own runs only.
 # On one queue the first process's model took the second's calls too, and the second model idled.
-# The first keeps got-local, the queue its runs in flight were started on before local queues were
-# named per model (decision 80).
-COMMON+=(--task-queue "${TASK_QUEUE:-got-local}")
+# Without it the runs go to the model's own queue (got-local-qwen2.5-coder-1.5b, decision 80).
+if [[ -n ${TASK_QUEUE:-} ]]; then COMMON+=(--task-queue "$TASK_QUEUE"); fi
 
 cell() { # name, then eval's own flags
   local name=$1
