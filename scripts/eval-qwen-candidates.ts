@@ -11,6 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { measureRetention, retentionTotals } from '../src/documents/retention';
 import { ResultJournal } from '../src/eval/results';
+import { bestThought } from '../src/grs/analysis';
 import { inspectRun, runRequestOf } from '../src/inspect/rebuild';
 
 const CELL = join(import.meta.dirname, '..', 'docs', 'eval-qwen', 'doc-merge');
@@ -35,8 +36,8 @@ async function candidatesOf(client: Client, workflowId: string) {
     if (known) known.score = t.score ?? known.score;
     else byText.set(t.state.merged, { operation: t.operationId, score: t.score });
   }
-  const finals = grs.thoughts.filter((t) => grs.finalOperations.includes(t.operationId) && typeof t.state.merged === 'string');
-  const returned = finals.sort((a, b) => (b.score ?? 0) - (a.score ?? 0))[0]?.state.merged as string | undefined;
+  const best = bestThought(grs, true)?.state.merged;
+  const returned = typeof best === 'string' ? best : undefined;
   const keptOf = (merged: string) => {
     const retention = measureRetention(merged, documents);
     const { clauses, kept } = retentionTotals(retention);
