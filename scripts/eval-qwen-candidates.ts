@@ -19,7 +19,8 @@ const extraRuns = process.argv.slice(2); // more workflow ids, e.g. a run with r
 
 interface Candidate {
   operation: string;
-  score: number | undefined;
+  /** Every score a judge gave this text (the same text can be made, and judged, more than once). */
+  scores: number[];
   kept: number;
   perDocument: string;
 }
@@ -28,13 +29,13 @@ async function candidatesOf(client: Client, workflowId: string) {
   const { grs, history } = await inspectRun(client, workflowId);
   const request = (await runRequestOf(history, client.options.dataConverter)) as { problem?: { documents?: string[] } };
   const documents = request.problem?.documents ?? [];
-  // A merge is judged in a score operation of its own: one row per distinct text, with its last score.
-  const byText = new Map<string, { operation: string; score: number | undefined }>();
+  // A merge is judged in a score operation of its own: one row per distinct text, with every score it got.
+  const byText = new Map<string, { operation: string; scores: number[] }>();
   for (const t of grs.thoughts) {
     if (typeof t.state.merged !== 'string') continue;
-    const known = byText.get(t.state.merged);
-    if (known) known.score = t.score ?? known.score;
-    else byText.set(t.state.merged, { operation: t.operationId, score: t.score });
+    const known = byText.get(t.state.merged) ?? { operation: t.operationId, scores: [] };
+    if (t.score !== undefined && !known.scores.includes(t.score)) known.scores.push(t.score);
+    byText.set(t.state.merged, known);
   }
   const best = bestThought(grs, true)?.state.merged;
   const returned = typeof best === 'string' ? best : undefined;
@@ -61,11 +62,11 @@ try {
     const best = Math.max(...candidates.map((c) => c.kept));
     lines.push(
       `\n### ${id}\n\n${candidates.length} distinct merges; the run returned one keeping ${returned ? `${pct(returned.kept)} (${returned.perDocument})` : '—'}; the best of them kept ${pct(best)}.\n`,
-      '| made by | judge | kept | per document |',
+      '| first made by | judged | kept | per document |',
       '|---|---:|---:|---|',
       ...candidates
-        .sort((a, b) => b.kept - a.kept || (b.score ?? 0) - (a.score ?? 0))
-        .map((c) => `| ${c.operation} | ${c.score?.toFixed(2) ?? '—'} | ${pct(c.kept)} | ${c.perDocument} |`),
+        .sort((a, b) => b.kept - a.kept || Math.max(0, ...b.scores) - Math.max(0, ...a.scores))
+        .map((c) => `| ${c.operation} | ${c.scores.map((x) => x.toFixed(2)).join(', ') || '—'} | ${pct(c.kept)} | ${c.perDocument} |`),
     );
   }
 } finally {
