@@ -130,7 +130,10 @@ describe('the Game of 24 task', () => {
         const text = recognise(judge.buildPrompt(p.state, problem)[0]!.content)!.answer(random);
         // The simulator, like a model, now and then answers off format: then the judge's unreadable score.
         const rating = judge.parseRatings(text);
-        return { state: p.state as Game24State, value: rating ? judge.combine([rating], { state: p.state, problem }) : judge.unparseableScore };
+        return {
+          state: p.state as Game24State,
+          value: rating ? judge.combine([rating], { state: p.state, problem }) : judge.unparseableScore,
+        };
       });
       state = judged.sort((a, b) => b.value - a.value)[0]!.state;
     }

@@ -180,6 +180,17 @@ describe('got worker start: commands hand their runs to a resident worker with t
     expect(listResidents(stateDir).filter((r) => r.choice.latencyMs === 1)).toHaveLength(1);
   });
 
+  it('--keep-worker yields to --task-queue, saying so', async () => {
+    const named = await got(['run', '--scheme', 'io', '--size', '8', '--task-queue', 'mine', '--json', '--no-progress'], {
+      ...env,
+      GOT_KEEP_WORKER: 'true',
+      GOT_SIM_LATENCY_MS: '2',
+    });
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stderr).toContain('--keep-worker not used: --task-queue names where the runs go.');
+    expect(listResidents(stateDir).some((r) => r.choice.latencyMs === 2)).toBe(false);
+  });
+
   it('got worker stop stops them all; a run then starts its own worker again', async () => {
     const residents = listResidents(stateDir);
     expect(residents.length).toBeGreaterThan(0);

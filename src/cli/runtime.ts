@@ -65,6 +65,11 @@ export async function startRuntimeFor(
   log: (line: string) => void,
   more: Pick<RuntimeOptions, 'workflowsInThisThread'> = {},
 ): Promise<CliRuntime> {
+  // `--task-queue` and `--no-worker` say where the runs go; a keepWorker default (env, config file) yields to them.
+  if (o.keepWorker && (!o.worker || o.taskQueue !== undefined))
+    log(
+      `--keep-worker not used: ${o.worker ? '--task-queue names where the runs go' : '--no-worker leaves the runs to workers elsewhere'}.`,
+    );
   if (o.keepWorker && o.worker && o.taskQueue === undefined) {
     // Imported here: the worker command's module imports this one.
     const { startResidentWorker } = await import('./commands/worker');
