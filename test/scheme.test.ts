@@ -158,7 +158,7 @@ describe('the task catalogue (schema/tasks.json)', () => {
       expect(entry.splits).toEqual(Object.keys(task.splits ?? {}));
       expect(Object.keys(entry.schemes)).toEqual(Object.keys(task.schemes));
     }
-    expect(catalogue.tasks['doc-merge']!.llmScorers).toEqual(['judge', 'judgeSection']);
+    expect(catalogue.tasks['doc-merge']!.llmScorers).toEqual(['judge', 'judgeKept', 'judgeSection', 'judgeSectionKept']);
   });
 
   it("publishes each scheme's parameters with ranges and the paper's defaults at every size the paper used, equal spaces grouped", () => {
