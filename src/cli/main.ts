@@ -452,13 +452,13 @@ server
   .command('stop')
   .description('stop it and its codec server (runs are kept in its SQLite file)')
   .action(async () => {
-    const [{ stopLocalServer }, { stopResidentWorkers }] = await Promise.all([
+    const [{ stopLocalServer }, { stopResidentWorkers, stoppedLine }] = await Promise.all([
       import('../devserver/local-server'),
       import('./commands/worker'),
     ]);
     // Its resident workers go first: without their server they would only retry their polls.
     const workers = await stopResidentWorkers({ localServerOnly: true });
-    if (workers.length > 0) log(`Stopped ${workers.length} resident worker${workers.length === 1 ? '' : 's'}.`);
+    if (workers.length > 0) log(stoppedLine(workers));
     const stopped = await stopLocalServer(stateDir());
     log(
       stopped.server
@@ -487,13 +487,9 @@ workerCommand
   .command('stop')
   .description('stop the resident workers (each finishes its calls in flight; their runs wait in Temporal for the next worker)')
   .action(async () => {
-    const { stopResidentWorkers } = await import('./commands/worker');
+    const { stopResidentWorkers, stoppedLine } = await import('./commands/worker');
     const stopped = await stopResidentWorkers();
-    log(
-      stopped.length > 0
-        ? `Stopped ${stopped.length} resident worker${stopped.length === 1 ? '' : 's'}.`
-        : 'No resident worker was running.',
-    );
+    log(stopped.length > 0 ? stoppedLine(stopped) : 'No resident worker was running.');
   });
 workerCommand
   .command('list')

@@ -70,7 +70,7 @@ export async function startRuntimeFor(
     log(
       `--keep-worker not used: ${o.worker ? '--task-queue names where the runs go' : '--no-worker leaves the runs to workers elsewhere'}.`,
     );
-  if (o.keepWorker && o.worker && o.taskQueue === undefined) {
+  else if (o.keepWorker) {
     // Imported here: the worker command's module imports this one.
     const { startResidentWorker } = await import('./commands/worker');
     await startResidentWorker(
@@ -239,9 +239,9 @@ export function workerChoiceOf(source: LlmSource, o: Pick<RuntimeOptions, 'local
 
 /** The resident worker with this command's settings and build, when one runs. */
 function residentFor(o: RuntimeOptions, source: LlmSource): ResidentWorker | undefined {
-  const key = settingsKey(workerChoiceOf(source, o));
-  const resident = residentOn(stateDir(), residentTaskQueue(o.taskQueue, key));
-  if (!resident || resident.key !== key) return undefined;
+  // The queue is named by the settings' key: a worker registered on it serves these settings.
+  const resident = residentOn(stateDir(), residentTaskQueue(o.taskQueue, settingsKey(workerChoiceOf(source, o))));
+  if (!resident) return undefined;
   if (resident.build === buildId()) return resident;
   o.log(
     `The resident worker (pid ${resident.pid}) on ${resident.taskQueue} runs another build: this command starts its own worker (\`got worker start\` restarts it on this build).`,

@@ -282,7 +282,8 @@ function runPython(args: string[], log?: (line: string) => void): Promise<{ code
   });
 }
 
-const megabytes = (bytes: number) => `${Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
+/** `1,117 MB`: a model's size as the messages say it. */
+export const megabytes = (bytes: number) => `${Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
 
 /** SHA-256 (hex) of a file, streamed. */
 export async function sha256Of(path: string): Promise<string> {

@@ -6,9 +6,8 @@ import type { WorkerChoice } from './settings';
 
 /** A resident worker as its registry file records it (no secrets: its settings are a key). */
 export interface ResidentWorker extends ProcessRecord {
+  /** Its own queue, named by the `settingsKey` of what it serves. */
   taskQueue: string;
-  /** `settingsKey` of what it serves. */
-  key: string;
   /** The build it runs (`buildId`): a run of another build is not handed to it. */
   build: string;
   choice: WorkerChoice;

