@@ -5,7 +5,8 @@
 # and a finished cell costs nothing. Progress: docs/eval-qwen/progress.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=docs/eval-qwen
+# OUT: where the cells' folders go (another checkout's docs/eval-qwen, say, while this one is a work tree).
+OUT=${OUT:-docs/eval-qwen}
 DATA=../shared/data/got-examples
 # Passes of growing sample counts, so every cell has a first answer before any cell has ten;
 # a pass resumes the cell's journal, so raising the count only runs the samples still missing.
@@ -40,4 +41,9 @@ for SAMPLES in $PASSES; do
   # Keyword counting has no scheme named got: the paper's GoT4/GoT8/GoTx split the text; GoT8 stands for GoT.
   cell keyword-counting --task keyword-counting --max-tokens 1024 --schemes io,cot,tot,got8
   cell set-intersection-64 --task set-intersection --sizes 64 --max-tokens 768
+  # GoT with the input cut by the engine instead of the LLM (decision 83): the graph without the
+  # split the model gets wrong. Beside the cells above, whose GoT is the paper's.
+  cell sorting-32-split-engine --task sorting --sizes 32 --max-tokens 512 --schemes got --param split=engine
+  cell sorting-64-split-engine --task sorting --sizes 64 --max-tokens 768 --schemes got --param split=engine
+  cell set-intersection-32-split-engine --task set-intersection --sizes 32 --max-tokens 512 --schemes got --param split=engine
 done

@@ -284,7 +284,7 @@ describe('the splitThoughts local activity', () => {
 
   it('refuses, without retries, a split the task lacks, one that throws, and one that makes more than maxParts', async () => {
     expect(await refusal(step({ split: 'halves' }))).toBe(
-      `split "halves" of task "sorting" (forEach "F[0].G") does not exist; the task's splits: chunks, unsolvedParts`,
+      `split "halves" of task "sorting" (forEach "F[0].G") does not exist; the task's splits: chunks, equalParts, unsolvedParts`,
     );
     expect(await refusal(step({ params: { size: 'two' } }))).toBe(
       'split "chunks" of task "sorting" (forEach "F[0].G") failed: params.size must be a positive integer, got "two"',
@@ -327,7 +327,7 @@ describe('checkRun on forEach', () => {
     expect(issues).toEqual([
       {
         path: 'goo.operations[0].body[0].parts.split',
-        message: 'task "sorting" has no split "halves"; expected one of: chunks, unsolvedParts',
+        message: 'task "sorting" has no split "halves"; expected one of: chunks, equalParts, unsolvedParts',
       },
       {
         path: 'goo.operations[0].body[0].body[0].prompt',

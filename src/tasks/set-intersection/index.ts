@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
 import { type AnswerSchema, answerSchema, endOf, integerList, splitSchema, stringField } from '../answer-schema';
-import type { ParsedThought, PromptRequest, Task } from '../task';
+import { EQUAL_PARTS_SPLIT, equalSlice, partsParam } from '../split-by';
+import type { ParsedThought, Part, PromptRequest, Split, Task } from '../task';
 import { generateSetIntersectionProblem, IntegerSet, parseSetIntersectionCsv } from './dataset';
 import { readList, readSplitLists } from './parse';
 import { fmt, improvePrompt, intersectCotPrompt, intersectPrompt, mergePrompt, splitPrompt } from './prompts';
@@ -44,6 +45,18 @@ function splitAnswer(parent: SetIntersectionState, parts: number, text: string):
     ...endOf(lists),
   }));
 }
+
+/** `equalParts` (`params.parts`): each input thought's part of set2 in that many consecutive slices, as GoT's split prompt asks of the LLM (decision 83). */
+const equalParts: Split<SetIntersectionProblem> = (inputs, _problem, params) => {
+  const count = partsParam(params);
+  return inputs.flatMap((input) => {
+    const { set1, subset } = asState(input);
+    return Array.from({ length: count }, (_, part): Part => {
+      const slice = equalSlice(subset, count, part);
+      return { state: { set1, subset: slice, given: slice, part } satisfies SetIntersectionState };
+    });
+  });
+};
 
 /** The answer each prompt expects as JSON (structured output): the shared numbers as `output`, after the reasoning where the prompt asks to work it out. */
 function setIntersectionSchema({ prompt, params }: PromptRequest): AnswerSchema | undefined {
@@ -88,6 +101,7 @@ export const setIntersectionTask: Task<SetIntersectionProblem> = {
   prompts: ['intersect', 'intersectCot', 'improve', 'split', 'merge'],
   schemes: setIntersectionSchemes,
   tunables: setIntersectionTunables,
+  splits: { [EQUAL_PARTS_SPLIT]: equalParts },
   // The second set is the one the GoT scheme splits into parts of 16.
   sizeOf: (p) => p.set2.length,
   sizeMeans: 'numbers in set2',

@@ -1,11 +1,13 @@
 import { GooBuilder, type Ref } from '../../goo/builder';
 import type { GoO } from '../../goo/schema';
 import { intParam, resolveConfig, type SearchSpace } from '../../tune/space';
+import { type SplitBy, splitByParam, splitStep } from '../split-by';
 import type { SchemeOptions } from '../task';
 
 /**
  * The paper's set intersection experiments as GoOs (REFERENCE-GOO.md): IO and CoT sample once;
- * ToT refines the best of k samples over L levels; GoT splits the second set into parts of 16,
+ * ToT refines the best of k samples over L levels; GoT splits the second set into parts of 16 (by
+ * the LLM, or with `split: engine` by the engine),
  * intersects each part with the first set, and merges the partial intersections pairwise.
  *
  * ToT's later levels use the `improve` prompt (the attempt so far plus both sets), as the
@@ -63,15 +65,16 @@ function gotSpace(size: number): SearchSpace {
   return {
     intersectBranches: intParam(1, 10, INTERSECT_BRANCHES, "samples of each part's intersection"),
     mergeBranches: intParam(1, 25, nearest(MERGE_BRANCHES, size), 'samples of each merge'),
+    ...splitByParam,
   };
 }
 
 function got({ size, params }: SchemeOptions): GoO {
-  const p = resolveConfig(gotSpace(size), params) as { intersectBranches: number; mergeBranches: number };
+  const p = resolveConfig(gotSpace(size), params) as { intersectBranches: number; mergeBranches: number; split: SplitBy };
   const parts = Math.max(2, 2 ** Math.round(Math.log2(size / PART_SIZE)));
   const mergeK = p.mergeBranches;
   const b = new GooBuilder();
-  const split = b.generate(null, { prompt: 'split', id: 'split', params: { parts } });
+  const split = splitStep(b, parts, p.split);
   let level: Ref[] = Array.from({ length: parts }, (_, i) => {
     const part = b.selector(split, { where: { part: i }, id: `part-${i}` });
     return b.keepBestN(b.score(b.generate(part, { prompt: 'intersect', k: p.intersectBranches })), { n: 1, ...LOWER });

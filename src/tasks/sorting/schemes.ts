@@ -1,12 +1,14 @@
 import { GooBuilder, type Ref } from '../../goo/builder';
 import type { GoO } from '../../goo/schema';
 import { type Config, intParam, resolveConfig, type SearchSpace } from '../../tune/space';
+import { type SplitBy, splitByParam, splitStep } from '../split-by';
 import type { SchemeOptions } from '../task';
 
 /**
  * The paper's sorting experiments as GoOs (its appendix and the reference runs): IO and CoT
  * sample once; ToT refines the best of k samples over L levels; GoT splits into 16-element
- * parts, sorts each, and merges them pairwise with improvement rounds.
+ * parts (by the LLM, or with `split: engine` by the engine), sorts each, and merges them pairwise
+ * with improvement rounds.
  */
 
 const LOWER = { higherIsBetter: false } as const;
@@ -58,6 +60,7 @@ const GOT_SPACE: SearchSpace = {
   mergeImproveBranches: intParam(0, 10, 5, 'samples of the improve round after each inner merge (0: no such round)'),
   improveBranches: intParam(1, 20, 10, 'samples of each final improve round'),
   improveRounds: intParam(1, 3, 1, 'final improve rounds, one after the other'),
+  ...splitByParam,
 };
 
 interface GotParams {
@@ -66,6 +69,7 @@ interface GotParams {
   mergeImproveBranches: number;
   improveBranches: number;
   improveRounds: number;
+  split: SplitBy;
 }
 
 /** The best of the input and `k` improvements of it. */
@@ -85,7 +89,7 @@ function got({ size, params }: SchemeOptions): GoO {
   const p = resolveConfig(GOT_SPACE, params) as Config & GotParams;
   const parts = Math.max(2, 2 ** Math.round(Math.log2(size / PART_SIZE)));
   const b = new GooBuilder();
-  const split = b.generate(null, { prompt: 'split', id: 'split', params: { parts } });
+  const split = splitStep(b, parts, p.split);
   let level: Ref[] = Array.from({ length: parts }, (_, i) => {
     const part = b.selector(split, { where: { part: i }, id: `part-${i}` });
     return b.keepBestN(b.score(b.generate(part, { prompt: 'sort', k: p.sortBranches })), { n: 1, ...LOWER });

@@ -1,3 +1,4 @@
+import { EQUAL_PARTS_SPLIT, equalSlice, partsParam } from '../split-by';
 import type { Part, Split } from '../task';
 import type { SortingProblem, SortingState } from './index';
 import { isSortedVersionOf } from './score';
@@ -24,6 +25,18 @@ const chunks: Split<SortingProblem> = (inputs, _problem, params) => {
   return parts;
 };
 
+/** `equalParts` (`params.parts`): each input thought's list in that many consecutive slices, as GoT's split prompt asks of the LLM (decision 83). */
+const equalParts: Split<SortingProblem> = (inputs, _problem, params) => {
+  const count = partsParam(params);
+  return inputs.flatMap((input) => {
+    const list = (input as SortingState).list ?? [];
+    return Array.from({ length: count }, (_, part): Part => {
+      const slice = equalSlice(list, count, part);
+      return { state: { unsorted: slice, list: slice, part } satisfies SortingState };
+    });
+  });
+};
+
 /**
  * `unsolvedParts`: the input thoughts grouped by the list they sort (`unsorted`), groups in the order
  * they first appear. A group with a correct sorting of its list is kept (that thought only, as it is);
@@ -45,4 +58,4 @@ const unsolvedParts: Split<SortingProblem> = (inputs) => {
 };
 
 /** Sorting's splits by name (`Task.splits`). */
-export const sortingSplits = { chunks, unsolvedParts } satisfies Record<string, Split<SortingProblem>>;
+export const sortingSplits = { chunks, [EQUAL_PARTS_SPLIT]: equalParts, unsolvedParts } satisfies Record<string, Split<SortingProblem>>;
