@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseRetention } from '../temporal/retention';
 import { packageRoot } from '../util/build-manifest';
 
 // The files under deploy/ that docker-compose.yml and `got cluster up` both use, so what a local
@@ -72,11 +73,7 @@ export function sharedSettings(root = REPO_ROOT): SharedSettings {
 }
 
 /** The namespace retention of deploy/temporal.env (`72h`, `30d`) in seconds. */
-export function retentionSeconds(value: string): number {
-  const match = /^(\d+)([hd])$/.exec(value);
-  if (!match) throw new Error(`TEMPORAL_NAMESPACE_RETENTION must be hours or days, like 72h or 30d; got "${value}"`);
-  return Number(match[1]) * (match[2] === 'd' ? 86_400 : 3_600);
-}
+export const retentionSeconds = (value: string): number => parseRetention(value, 'TEMPORAL_NAMESPACE_RETENTION');
 
 /** The Temporal server's command line (after the binary): the shared configuration directory, rendered with the environment. */
 export function temporalServerArgs(configDir: string): string[] {

@@ -2,6 +2,8 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureSearchAttributes } from '../run/register-search-attributes';
+import { ensureRetention } from '../temporal/namespace-retention';
+import { localRetentionSeconds, retentionInWords, SERVER_RETENTION_ENV } from '../temporal/retention';
 import { DEV_SERVER_DEFAULTS, type DevServerHandle, isServerHealthy, startDevServer } from './dev-server';
 import {
   codecAnswers,
@@ -53,6 +55,8 @@ interface ServerState {
   uiCodecEndpoint?: string;
   /** The codec server serving that endpoint, as last started. */
   codec?: LocalCodecRecord;
+  /** The retention last set on its namespace, in seconds; absent for a server started before decision 84. */
+  retentionSeconds?: number;
 }
 
 const stateFile = (stateDir: string) => join(stateDir, 'server.json');
@@ -73,10 +77,18 @@ export async function ensureLocalServer(opts: LocalServerOptions): Promise<Local
   const codecPort = opts.codecPort ?? codecPortBeside(uiPort);
   const address = `${ip}:${port}`;
   const uiUrl = `http://${ip}:${uiPort}`;
+  // Checked before anything starts: a bad value names the variable.
+  const retention = localRetentionSeconds(env);
 
   const recorded = await readState(opts.stateDir);
   if (recorded && isAlive(recorded.pid) && looksLikeTemporal(recorded.pid)) {
-    return reuseRecordedServer(opts.stateDir, recorded, env, log);
+    const reused = await reuseRecordedServer(opts.stateDir, recorded, env, log);
+    // Asked of the server only when the setting differs from what it was last given (one round trip less per command).
+    if (recorded.retentionSeconds !== retention) {
+      await keepRuns(reused.address, retention, log);
+      await writeState(opts.stateDir, { ...((await readState(opts.stateDir)) ?? recorded), retentionSeconds: retention });
+    }
+    return reused;
   }
   if (recorded) {
     // The server is gone; its codec server must not outlive it unrecorded.
@@ -121,6 +133,7 @@ export async function ensureLocalServer(opts: LocalServerOptions): Promise<Local
     throw err;
   }
   const codec = await codecStart;
+  await keepRuns(handle.address, retention, log);
 
   const state: ServerState = {
     pid: handle.pid,
@@ -129,12 +142,25 @@ export async function ensureLocalServer(opts: LocalServerOptions): Promise<Local
     dbFile,
     logFile,
     startedAt: new Date().toISOString(),
+    retentionSeconds: retention,
     ...(codecPortFree ? { uiCodecEndpoint: codecUrl } : {}),
     ...(codec ? { codec } : {}),
   };
   await writeState(opts.stateDir, state);
   log(`Temporal dev server running (pid ${state.pid}); Web UI at ${state.uiUrl}${codec ? `, its codec server at ${codec.url}` : ''}.`);
   return { address: state.address, uiUrl: state.uiUrl, ...(codec ? { codecUrl: codec.url } : {}), started: true };
+}
+
+/**
+ * The local server keeps closed runs for `seconds` (the dev server's own default is a day, after
+ * which `got inspect` and the Web UI no longer find them); says so when it changes it. A foreign
+ * server is left as its owner configured it.
+ */
+async function keepRuns(address: string, seconds: number, log: (line: string) => void): Promise<void> {
+  const change = await ensureRetention(address, namespace, seconds);
+  if (!change.changed) return;
+  const was = change.from === undefined ? '' : ` (it kept them ${retentionInWords(change.from)})`;
+  log(`The local server now keeps finished runs for ${retentionInWords(seconds)}${was}; ${SERVER_RETENTION_ENV} sets how long.`);
 }
 
 async function reuseRecordedServer(

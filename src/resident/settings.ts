@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { OPTION_ENV } from '../cli/config-path';
+import { SERVER_RETENTION_ENV } from '../temporal/retention';
 
 /** What a worker is made of: the LLM it calls and the environment it reads (codec keys, store, limits, endpoint, server). */
 export interface WorkerChoice {
@@ -20,6 +21,7 @@ const CLIENT_ONLY_ENV: ReadonlySet<string> = new Set([
   'GOT_VERBOSE',
   'GOT_LOG_LEVEL',
   'GOT_STATE_DIR',
+  SERVER_RETENTION_ENV,
   'TEMPORAL_UI_URL',
 ]);
 

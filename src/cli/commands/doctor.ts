@@ -7,6 +7,7 @@ import { endpointFromEnv, NO_ENDPOINT } from '../../llm/endpoint';
 import type { SpeedSample } from '../../localllm/server';
 import { jsonAnswer } from '../../tasks/answer-schema';
 import { type ConnectionSummary, summarizeConnection, temporalSettingsFromEnv } from '../../temporal/connection';
+import { localRetentionSeconds, retentionInWords, SERVER_RETENTION_ENV } from '../../temporal/retention';
 import { defaultModel, type LlmSource, localLlmSettings, localModelChoice } from '../llm-source';
 import { stateDir } from '../state-dir';
 
@@ -123,12 +124,14 @@ function formatLocalModel(r: DoctorReport): string[] {
 }
 
 /** The Temporal connection settings, or why they are refused. */
-export type TemporalReport = ({ ok: true } & ConnectionSummary) | { ok: false; error: string };
+export type TemporalReport = ({ ok: true; localRetentionSeconds?: number } & ConnectionSummary) | { ok: false; error: string };
 
 /** How this environment connects to Temporal (decision 55); settings only, nothing is dialled. */
 export function temporalOf(env: NodeJS.ProcessEnv = process.env): TemporalReport {
   try {
-    return { ok: true, ...summarizeConnection(temporalSettingsFromEnv(env)) };
+    const summary = summarizeConnection(temporalSettingsFromEnv(env));
+    // The local server's retention is ours to set (decision 84); a configured server's is its owner's.
+    return { ok: true, ...summary, ...(summary.address ? {} : { localRetentionSeconds: localRetentionSeconds(env) }) };
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
@@ -139,7 +142,9 @@ function formatTemporal(r: DoctorReport): string[] {
   const t = r.temporal;
   if (!t) return [];
   if (!t.ok) return [`  temporal      NOT USABLE: ${t.error}`];
-  const where = t.address ?? 'the local dev server (started on first use)';
+  const where =
+    t.address ??
+    `the local dev server (started on first use; keeps finished runs ${retentionInWords(t.localRetentionSeconds!)}, ${SERVER_RETENTION_ENV})`;
   const tlsParts = [
     t.serverCA ? 'own CA' : 'system CAs',
     ...(t.clientCertificate ? ['client certificate'] : []),
