@@ -10,8 +10,12 @@ import { type EvalRow, ResultJournal } from '../src/eval/results';
 import { TASKS } from '../src/tasks/registry';
 import { tInterval } from '../src/tune/stats';
 
-const DIR = join(import.meta.dirname, '..', 'docs', 'eval-qwen');
+// OUT as in scripts/eval-qwen.sh: another checkout's docs/eval-qwen, say.
+const DIR = process.env.OUT ?? join(import.meta.dirname, '..', 'docs', 'eval-qwen');
 const SCHEMES = ['io', 'cot', 'tot', 'got', 'got8']; // keyword counting's GoT is GoT8 (scripts/eval-qwen.sh)
+
+/** Cells whose folder names a scheme parameter (scripts/eval-qwen.sh): their runs are a scheme of their own here, never the paper's. */
+const VARIANTS: Record<string, string> = { '-split-engine': 'split=engine' };
 
 /** Tasks whose size is the sample's own (keyword counting: the countries in each text), shown as "—". */
 const SIZE_PER_SAMPLE = new Set(['keyword-counting']);
@@ -41,19 +45,22 @@ function readCells(): Cell[] {
   for (const name of existsSync(DIR) ? readdirSync(DIR, { withFileTypes: true }) : []) {
     if (!name.isDirectory()) continue;
     const journal = new ResultJournal(join(DIR, name.name, 'runs.jsonl'));
+    const variant = Object.entries(VARIANTS).find(([suffix]) => name.name.endsWith(suffix))?.[1];
     // The latest row per run: a failed run retried later counts once.
     const latest = new Map(journal.read().map((r) => [`${r.task}/${r.scheme}/${r.size}/${r.sample}`, r]));
     for (const r of latest.values()) {
       if (!finished(r)) continue;
       // A cell is a folder: keyword counting's size is each text's own (its countries), not the cell's.
       const size = SIZE_PER_SAMPLE.has(r.task) ? 0 : r.size;
-      const key = `${r.task}/${size}/${r.scheme}`;
-      const cell = cells.get(key) ?? { task: r.task, size, scheme: r.scheme, rows: [] };
+      const scheme = variant ? `${r.scheme} ${variant}` : r.scheme;
+      const key = `${r.task}/${size}/${scheme}`;
+      const cell = cells.get(key) ?? { task: r.task, size, scheme, rows: [] };
       cell.rows.push(r);
       cells.set(key, cell);
     }
   }
-  const order = (c: Cell) => `${c.task}/${String(c.size).padStart(4, '0')}/${SCHEMES.indexOf(c.scheme)}`;
+  // A variant follows its scheme.
+  const order = (c: Cell) => `${c.task}/${String(c.size).padStart(4, '0')}/${SCHEMES.indexOf(c.scheme.split(' ')[0]!)}/${c.scheme}`;
   return [...cells.values()].sort((a, b) => order(a).localeCompare(order(b)));
 }
 
@@ -135,6 +142,24 @@ function claims(cells: Cell[]): string[] {
     );
     const judged = verdict(costly.map((p) => ({ a: p.got.rows.map((r) => r.costUsd), b: p.tot.rows.map((r) => r.costUsd) })));
     out.push(`- GoT is cheaper than ToT (mean cost per run at the paper's prices): ${judged}. ${each.join('; ')}.`);
+  }
+
+  // Not a claim of the paper: the same comparison with the input cut by the engine (decision 83).
+  const engine = ['sorting', 'set-intersection'].flatMap((task) =>
+    pairs(task).flatMap((p) => {
+      const split = cellOf(cells, task, p.size, 'got split=engine');
+      return split ? [{ task, ...p, split }] : [];
+    }),
+  );
+  if (engine.length) {
+    const each = engine.map(
+      (p) =>
+        `${p.task}-${p.size}: GoT with the engine's split ${mean(p.split.rows.map(scoreOf)).toFixed(2)}, the paper's GoT ${mean(p.got.rows.map(scoreOf)).toFixed(2)}, ToT ${mean(p.tot.rows.map(scoreOf)).toFixed(2)} mean errors (${p.split.rows.length} / ${p.got.rows.length} / ${p.tot.rows.length} runs)`,
+    );
+    const judged = verdict(engine.map((p) => ({ a: p.split.rows.map(scoreOf), b: p.tot.rows.map(scoreOf) })));
+    out.push(
+      `- (Beside the paper's claims) GoT with the input cut by the engine, not the LLM, makes fewer errors than ToT: ${judged}. ${each.join('; ')}. Where each GoT run loses its errors: [got-steps.md](got-steps.md).`,
+    );
   }
 
   const got = cellOf(cells, 'doc-merge', undefined, 'got');
