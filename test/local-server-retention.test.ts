@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { temporalOf } from '../src/cli/commands/doctor';
 import { retentionSeconds } from '../src/cluster/deploy-files';
 import { ensureLocalServer, stopLocalServer } from '../src/devserver/local-server';
 import { freePort } from '../src/devserver/process';
@@ -28,6 +29,17 @@ describe('the retention setting', () => {
     expect(localRetentionSeconds({ GOT_SERVER_RETENTION: '' })).toBe(30 * DAY);
     expect(localRetentionSeconds({ GOT_SERVER_RETENTION: '7d' })).toBe(7 * DAY);
     expect([retentionInWords(DAY), retentionInWords(30 * DAY), retentionInWords(36 * 3600)]).toEqual(['1 day', '30 days', '36 hours']);
+  });
+});
+
+describe('got doctor', () => {
+  it("says how long the local server keeps runs, refuses a bad setting naming it, and leaves a configured server's retention to its owner", () => {
+    expect(temporalOf({ GOT_SERVER_RETENTION: '90d' })).toMatchObject({ ok: true, localRetentionSeconds: 90 * DAY });
+    expect(temporalOf({ GOT_SERVER_RETENTION: 'a while' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/GOT_SERVER_RETENTION/),
+    });
+    expect(temporalOf({ TEMPORAL_ADDRESS: 'temporal.example:7233' })).not.toHaveProperty('localRetentionSeconds');
   });
 });
 
