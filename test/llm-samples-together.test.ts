@@ -63,3 +63,29 @@ describe('samples one per request', () => {
     expect(log.every((r) => r.endedAt !== undefined && r.endedAt <= failedAt)).toBe(true);
   });
 });
+
+describe('one signal shared by the requests of a call', () => {
+  it("gives no listener-leak warning for 20 samples sent as 20 requests on the activity's one cancellation signal", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const signal = new AbortController().signal;
+      const client = new LlmClient({ baseURL: sim.baseURL, apiKey: 'x', supportsN: false });
+      const completion = await client.complete({
+        model: 'sim-got-1',
+        messages: [{ role: 'user', content: sortPrompt([5, 3, 9, 1]) }],
+        samples: 20,
+        temperature: 1,
+        seed: 1,
+        signal,
+      });
+      expect(completion.texts).toHaveLength(20);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { Usage } from '../grs/types';
 import { DEFAULT_STALL_SECONDS } from '../run/wire';
@@ -74,6 +75,9 @@ export interface LlmClientOptions {
    */
   quoteBodies?: boolean;
 }
+
+/** Abort listeners one request may add to its signal (the HTTP client's, a stream's combined signal). */
+const LISTENERS_PER_REQUEST = 2;
 
 export class LlmClient {
   private readonly openai: OpenAI;
@@ -181,6 +185,9 @@ export class LlmClient {
    */
   private async askAll(req: CompletionRequest, count: number, n: number, seed: number): Promise<OpenAI.ChatCompletion[]> {
     if (count === 1) return [await this.ask(req, n, seed)];
+    // Every request listens on the call's one signal (the activity's cancellation): `count` listeners
+    // at once are the design, not a leak, so Node is told to expect them rather than warn.
+    if (req.signal) setMaxListeners(Math.max(getMaxListeners(req.signal), LISTENERS_PER_REQUEST * count + 10), req.signal);
     const received = new Array<number>(count).fill(0);
     const settled = await Promise.allSettled(
       received.map((_, i) =>
