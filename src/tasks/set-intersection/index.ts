@@ -35,12 +35,11 @@ const asState = (s: ThoughtState) => s as SetIntersectionState;
 const shownSet2 = (s: SetIntersectionState) => s.given ?? s.subset;
 
 function splitAnswer(parent: SetIntersectionState, parts: number, text: string): ParsedThought[] {
-  const size = Math.ceil(parent.subset.length / parts);
   const lists = readSplitLists(text, parts, [shownSet2(parent)]);
   if (!lists.ok) return [{ state: { set1: parent.set1, subset: parent.subset }, valid: false, error: lists.error }];
   return lists.value.map((given, part) => ({
     // The truth for part i is the i-th slice of the parent, whatever the model wrote: split errors then count in scores.
-    state: { set1: parent.set1, subset: parent.subset.slice(part * size, (part + 1) * size), given, part },
+    state: { set1: parent.set1, subset: equalSlice(parent.subset, parts, part), given, part },
     valid: true,
     ...endOf(lists),
   }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
 import { type AnswerSchema, answerSchema, endOf, integerList, splitSchema, stringField } from '../answer-schema';
+import { equalSlice } from '../split-by';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSortingProblem, parseSortingCsv } from './dataset';
 import { readList, readSplitLists } from './parse';
@@ -38,12 +39,11 @@ function promptInput(thoughts: ThoughtState[]): SortingPromptInput {
 }
 
 function splitAnswer(parent: SortingState, parts: number, text: string): ParsedThought[] {
-  const size = Math.ceil(parent.unsorted.length / parts);
   const lists = readSplitLists(text, parts, [answerOf(parent)]);
   if (!lists.ok) return [{ state: { unsorted: parent.unsorted }, valid: false, error: lists.error }];
   return lists.value.map((list, part) => ({
     // The truth for part i is the i-th slice of the parent, whatever the LLM wrote: split errors then count in scores.
-    state: { unsorted: parent.unsorted.slice(part * size, (part + 1) * size), list, part },
+    state: { unsorted: equalSlice(parent.unsorted, parts, part), list, part },
     valid: true,
     ...endOf(lists),
   }));
