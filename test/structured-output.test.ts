@@ -7,7 +7,7 @@ import { createActivities, type GotActivities, type LlmStep, type LlmStepResult 
 import { LlmClient } from '../src/llm/client';
 import { LlmSettings } from '../src/run/request';
 import { startSimulatedLlm } from '../src/simllm/server';
-import { type AnswerSchema, strictProblems } from '../src/tasks/answer-schema';
+import { type AnswerSchema, type JsonSchema, strictProblems, withoutLengthBounds } from '../src/tasks/answer-schema';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { game24Task } from '../src/tasks/game-of-24';
 import { keywordCountingTask } from '../src/tasks/keyword-counting';
@@ -190,8 +190,11 @@ describe('JSON answers parse to the thoughts their free text gives', () => {
   });
 });
 
-/** A fake OpenAI-compatible endpoint: records each body; refuses `response_format` for the models named, as a 400 or in words. */
-async function fakeEndpoint(refuse: Record<string, 'param' | 'message'>) {
+/**
+ * A fake OpenAI-compatible endpoint: records each body; refuses `response_format` for the models
+ * named, as a 400 or in words, or (`bounds`) only a schema with list length bounds, as OpenAI words it.
+ */
+async function fakeEndpoint(refuse: Record<string, 'param' | 'message' | 'bounds'>) {
   const bodies: Record<string, unknown>[] = [];
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -199,15 +202,22 @@ async function fakeEndpoint(refuse: Record<string, 'param' | 'message'>) {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
     bodies.push(body);
     const how = refuse[body.model as string];
-    if (how && 'response_format' in body) {
+    const bounded = /"m(in|ax)Items"/.test(JSON.stringify(body.response_format ?? {}));
+    if (how && 'response_format' in body && (how !== 'bounds' || bounded)) {
       res.writeHead(400, { 'content-type': 'application/json' });
       const error =
-        how === 'param'
+        how === 'bounds'
           ? {
-              message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+              message:
+                "Invalid schema for response_format 'sorting_sort': In context=('properties', 'output'), 'minItems' is not permitted.",
               param: 'response_format',
             }
-          : { message: 'json_schema response format is not supported by this server', param: null };
+          : how === 'param'
+            ? {
+                message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+                param: 'response_format',
+              }
+            : { message: 'json_schema response format is not supported by this server', param: null };
       return res.end(JSON.stringify({ error: { ...error, type: 'invalid_request_error', code: null } }));
     }
     const content = 'response_format' in body ? '{"output": [1, 2, 3]}' : 'Output: [1, 2, 3]';
@@ -231,7 +241,7 @@ async function fakeEndpoint(refuse: Record<string, 'param' | 'message'>) {
   };
 }
 
-const SORT = sortingTask.answerSchema!(request('sort'))!;
+const SORT = sortingTask.answerSchema!(request('sort', [sortingTask.rootState({ list: [3, 1, 2] })]))!;
 const ask = (client: LlmClient, model: string, responseFormat?: AnswerSchema) =>
   client.complete({
     model,
@@ -245,7 +255,7 @@ const ask = (client: LlmClient, model: string, responseFormat?: AnswerSchema) =>
 describe('the client asks for structured output', () => {
   let endpoint: Awaited<ReturnType<typeof fakeEndpoint>>;
   beforeAll(async () => {
-    endpoint = await fakeEndpoint({ strict: 'param', worded: 'message' });
+    endpoint = await fakeEndpoint({ strict: 'param', worded: 'message', nobounds: 'bounds' });
   });
   afterAll(() => endpoint.close());
 
@@ -262,17 +272,71 @@ describe('the client asks for structured output', () => {
     expect(client.adaptationsOf('good').textAnswersOnly).toBe(false);
   });
 
-  it.each(['strict', 'worded'])('a refusal (%s) is learnt per model: asked again as text once, then text from the start', async (model) => {
+  it.each(['strict', 'worded'])(
+    'a refusal (%s) is learnt per model: asked again without bounds, then as text, then text from the start',
+    async (model) => {
+      const client = new LlmClient({ baseURL: endpoint.baseURL, apiKey: 'k', supportsN: true });
+      endpoint.bodies.length = 0;
+      expect((await ask(client, model, SORT)).texts).toEqual(['Output: [1, 2, 3]']);
+      // The sort schema bounds its list (decision 85): first the schema without bounds, then text.
+      expect(endpoint.bodies.map((b) => 'response_format' in b)).toEqual([true, true, false]);
+      expect(client.adaptationsOf(model).textAnswersOnly).toBe(true);
+      await ask(client, model, SORT);
+      expect(endpoint.bodies.map((b) => 'response_format' in b)).toEqual([true, true, false, false]);
+      // Another model on the same endpoint is still asked for its schema.
+      await ask(client, 'good', SORT);
+      expect(endpoint.bodies.at(-1)).toHaveProperty('response_format');
+    },
+  );
+});
+
+describe('list length bounds (decision 85)', () => {
+  let endpoint: Awaited<ReturnType<typeof fakeEndpoint>>;
+  beforeAll(async () => {
+    endpoint = await fakeEndpoint({ nobounds: 'bounds' });
+  });
+  afterAll(() => endpoint.close());
+
+  it('are sent with the schema; an endpoint that refuses only them gets the schema without them from then on, and still answers in JSON', async () => {
+    expect((SORT.schema.properties as Record<string, JsonSchema>).output).toMatchObject({ minItems: 3, maxItems: 3 });
     const client = new LlmClient({ baseURL: endpoint.baseURL, apiKey: 'k', supportsN: true });
     endpoint.bodies.length = 0;
-    expect((await ask(client, model, SORT)).texts).toEqual(['Output: [1, 2, 3]']);
-    expect(endpoint.bodies.map((b) => 'response_format' in b)).toEqual([true, false]);
-    expect(client.adaptationsOf(model).textAnswersOnly).toBe(true);
-    await ask(client, model, SORT);
-    expect(endpoint.bodies.map((b) => 'response_format' in b)).toEqual([true, false, false]);
-    // Another model on the same endpoint is still asked for its schema.
-    await ask(client, 'good', SORT);
-    expect(endpoint.bodies.at(-1)).toHaveProperty('response_format');
+    expect((await ask(client, 'nobounds', SORT)).texts).toEqual(['{"output": [1, 2, 3]}']);
+    const schemas = endpoint.bodies.map((b) => (b.response_format as { json_schema: { schema: JsonSchema } }).json_schema.schema);
+    expect(schemas).toEqual([SORT.schema, withoutLengthBounds(SORT.schema)]);
+    expect(client.adaptationsOf('nobounds')).toMatchObject({ unboundedLists: true, textAnswersOnly: false });
+    await ask(client, 'nobounds', SORT);
+    expect(endpoint.bodies).toHaveLength(3);
+    expect((endpoint.bodies[2]!.response_format as { json_schema: { schema: JsonSchema } }).json_schema.schema).toEqual(
+      withoutLengthBounds(SORT.schema),
+    );
+  });
+
+  it('say what the task knows of each list: a sorting or a split part exactly its length, an intersection at most the smaller set', () => {
+    const list = Array.from({ length: 33 }, (_, i) => i % 10);
+    const root = sortingTask.rootState({ list });
+    const output = (schema: AnswerSchema | undefined) => (schema!.schema.properties as Record<string, JsonSchema>).output;
+    const sorting = (prompt: string, thoughts = [root], params = {}) =>
+      sortingTask.answerSchema!({ prompt, params, thoughts, problem: { list } });
+    expect(output(sorting('sort'))).toMatchObject({ minItems: 33, maxItems: 33 });
+    expect(output(sorting('improve'))).toMatchObject({ minItems: 33, maxItems: 33 });
+    const a = { unsorted: [3, 1], list: [1, 3] };
+    const b = { unsorted: [2, 2, 0], list: [0, 2, 2] };
+    expect(output(sorting('merge', [a, b]))).toMatchObject({ minItems: 5, maxItems: 5 });
+    const split = sorting('split', [root], { parts: 2 })!.schema.properties as Record<string, JsonSchema>;
+    expect([split['List 1'], split['List 2']]).toMatchObject([
+      { minItems: 17, maxItems: 17 },
+      { minItems: 16, maxItems: 16 },
+    ]);
+    const set1 = [1, 2, 3];
+    const set2 = [2, 3, 4, 5, 6, 7, 8, 9];
+    const intersect = setIntersectionTask.answerSchema!({
+      prompt: 'intersect',
+      params: {},
+      thoughts: [setIntersectionTask.rootState({ set1, set2 })],
+      problem: { set1, set2 },
+    });
+    expect(output(intersect)).toEqual({ type: 'array', items: { type: 'integer' }, maxItems: 3 });
   });
 });
 

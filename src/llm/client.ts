@@ -2,7 +2,7 @@ import { getMaxListeners, setMaxListeners } from 'node:events';
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { Usage } from '../grs/types';
 import { DEFAULT_STALL_SECONDS } from '../run/wire';
-import type { AnswerSchema } from '../tasks/answer-schema';
+import { type AnswerSchema, hasLengthBounds, type JsonSchema, withoutLengthBounds } from '../tasks/answer-schema';
 import type { ChatMessage } from '../tasks/task';
 import { chatPromptTokens, estimateUsage, splitReasoning } from './answers';
 import { LlmResponseError, LlmStalledError, retryAfterMs } from './errors';
@@ -220,6 +220,7 @@ export class LlmClient {
       defaultTemperatureOnly: false,
       oneSamplePerRequest: false,
       textAnswersOnly: false,
+      unboundedLists: false,
     };
     this.quirks.set(model, quirks);
     return quirks;
@@ -252,7 +253,11 @@ export class LlmClient {
           ? {
               response_format: {
                 type: 'json_schema',
-                json_schema: { name: req.responseFormat.name, schema: req.responseFormat.schema, strict: true },
+                json_schema: {
+                  name: req.responseFormat.name,
+                  schema: quirks.unboundedLists ? withoutLengthBounds(req.responseFormat.schema) : req.responseFormat.schema,
+                  strict: true,
+                },
               },
             }
           : {}),
@@ -272,6 +277,8 @@ export class LlmClient {
         // The caller tops up the samples this request no longer asks for with further requests.
         else if (refused === 'n' && samples > 1) quirks.oneSamplePerRequest = true;
         // The tasks read free text as well as their JSON, so the answer is asked for as text.
+        // A schema refused for its list bounds is asked again without them before it is given up (decision 85).
+        else if (refused === 'response_format' && sentBounds(sent) && !quirks.unboundedLists) quirks.unboundedLists = true;
         else if (refused === 'response_format' && 'response_format' in sent) quirks.textAnswersOnly = true;
         else throw e;
       }
@@ -355,6 +362,15 @@ export interface EndpointQuirks {
   oneSamplePerRequest: boolean;
   /** `response_format` (structured output) is refused: answers are asked for, and read, as text. */
   textAnswersOnly: boolean;
+  /** Answer schemas sent without their list length bounds (`minItems`, `maxItems`), which the endpoint refused. */
+  unboundedLists: boolean;
+}
+
+/** Whether a request sent a response schema with list length bounds. */
+function sentBounds(sent: Record<string, unknown>): boolean {
+  const format = sent.response_format as { json_schema?: { schema?: JsonSchema } } | undefined;
+  const schema = format?.json_schema?.schema;
+  return !!schema && hasLengthBounds(schema);
 }
 
 /**
@@ -371,7 +387,9 @@ function refusedParameter(
   const message = e.message.toLowerCase();
   if (
     /response_format|json_schema|structured outputs?/.test(message) &&
-    /unsupported|not supported|does not support|only supports|invalid|must be|unknown|not allowed|unrecogni[sz]ed/.test(message)
+    /unsupported|not supported|does not support|only supports|invalid|must be|unknown|not allowed|not permitted|unrecogni[sz]ed/.test(
+      message,
+    )
   )
     return 'response_format';
   if (!/unsupported|not supported|does not support|only supports|only the default|must be 1|invalid/.test(message)) return undefined;

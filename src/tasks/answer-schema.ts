@@ -16,6 +16,36 @@ export interface AnswerSchema {
 }
 
 export const integerList: JsonSchema = { type: 'array', items: { type: 'integer' } };
+
+/**
+ * A list of whole numbers whose length the task knows (decision 85): `exactly` n items (a sorted list,
+ * a split's part), or `atMost` n (an intersection). A grammar that enforces it cannot lose or add an
+ * item, nor run on past the end (SmolLM2 never closed an unbounded list); an endpoint that refuses
+ * the bounds is asked again without them (`LlmClient`).
+ */
+export function integerListOf(length: { exactly: number } | { atMost: number }): JsonSchema {
+  const bounds = 'exactly' in length ? { minItems: length.exactly, maxItems: length.exactly } : { maxItems: length.atMost };
+  return { ...integerList, ...bounds };
+}
+
+/** Keywords that bound a list's length, which an endpoint may refuse though it takes the rest of a schema. */
+export const LENGTH_BOUNDS = ['minItems', 'maxItems'] as const;
+
+/** The schema without its length bounds: what is sent to an endpoint that refused them. */
+export function withoutLengthBounds(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if ((LENGTH_BOUNDS as readonly string[]).includes(key)) continue;
+    if (key === 'properties' && value && typeof value === 'object')
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, withoutLengthBounds(v)]));
+    else if (key === 'items' && value && typeof value === 'object') out[key] = withoutLengthBounds(value as JsonSchema);
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Whether a schema bounds a list's length anywhere. */
+export const hasLengthBounds = (schema: JsonSchema): boolean => JSON.stringify(withoutLengthBounds(schema)) !== JSON.stringify(schema);
 export const numberList: JsonSchema = { type: 'array', items: { type: 'number' } };
 export const stringField: JsonSchema = { type: 'string' };
 
@@ -32,10 +62,11 @@ export function answerSchema(name: string, properties: Record<string, JsonSchema
   return { name, schema: strictObject(properties) };
 }
 
-/** `{"List 1": [..], ..., "List n": [..]}`: what the split prompts ask for, one key per part. */
-export function splitSchema(name: string, parts: number, item: JsonSchema, key = 'List'): AnswerSchema {
+/** `{"List 1": [..], ..., "List n": [..]}`: what the split prompts ask for, one key per part (`item` may differ per part). */
+export function splitSchema(name: string, parts: number, item: JsonSchema | ((part: number) => JsonSchema), key = 'List'): AnswerSchema {
   const count = Math.max(1, Math.floor(parts));
-  return answerSchema(name, Object.fromEntries(Array.from({ length: count }, (_, i) => [`${key} ${i + 1}`, item])));
+  const itemOf = typeof item === 'function' ? item : () => item;
+  return answerSchema(name, Object.fromEntries(Array.from({ length: count }, (_, i) => [`${key} ${i + 1}`, itemOf(i)])));
 }
 
 /**
@@ -46,7 +77,8 @@ export function splitSchema(name: string, parts: number, item: JsonSchema, key =
 export function strictProblems(schema: JsonSchema, path = '$'): string[] {
   const problems: string[] = [];
   if (path === '$' && schema.type !== 'object') problems.push(`${path}: the root must be an object`);
-  for (const unsupported of ['minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems', 'oneOf', 'allOf', 'not'])
+  // minItems and maxItems are taken (OpenAI's strict mode lists them); an endpoint that refuses them is asked without.
+  for (const unsupported of ['minLength', 'maxLength', 'pattern', 'format', 'oneOf', 'allOf', 'not'])
     if (unsupported in schema) problems.push(`${path}: strict mode does not take "${unsupported}"`);
   if (schema.type === 'object') {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;

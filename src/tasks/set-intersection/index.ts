@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
-import { type AnswerSchema, answerSchema, endOf, integerList, splitSchema, stringField } from '../answer-schema';
+import { type AnswerSchema, answerSchema, endOf, integerList, integerListOf, splitSchema, stringField } from '../answer-schema';
 import { EQUAL_PARTS_SPLIT, equalSlice, partsParam } from '../split-by';
 import type { ParsedThought, Part, PromptRequest, Split, Task } from '../task';
 import { generateSetIntersectionProblem, IntegerSet, parseSetIntersectionCsv } from './dataset';
@@ -57,17 +57,33 @@ const equalParts: Split<SetIntersectionProblem> = (inputs, _problem, params) => 
   });
 };
 
-/** The answer each prompt expects as JSON (structured output): the shared numbers as `output`, after the reasoning where the prompt asks to work it out. */
-function setIntersectionSchema({ prompt, params }: PromptRequest): AnswerSchema | undefined {
+/**
+ * The answer each prompt expects as JSON (structured output): the shared numbers as `output`, after
+ * the reasoning where the prompt asks to work it out. An intersection has at most as many numbers as
+ * the smaller of its two sets, a split's part exactly its slice (decision 85).
+ */
+function setIntersectionSchema({ prompt, params, thoughts }: PromptRequest): AnswerSchema | undefined {
+  const states = thoughts.map(asState);
+  // What the answer intersects: set1 with the part(s) of set2 these thoughts are about (unbounded for a thought without them).
+  const bound = Math.min(
+    states[0]?.set1?.length ?? Number.NaN,
+    states.reduce((n, s) => n + (s.subset?.length ?? Number.NaN), 0),
+  );
+  const atMost = () => (Number.isNaN(bound) ? integerList : integerListOf({ atMost: bound }));
   switch (prompt) {
     case 'intersect':
     case 'merge':
-      return answerSchema(`set_intersection_${prompt}`, { output: integerList });
+      return answerSchema(`set_intersection_${prompt}`, { output: atMost() });
     case 'intersectCot':
     case 'improve':
-      return answerSchema(`set_intersection_${prompt}`, { reasoning: stringField, output: integerList });
-    case 'split':
-      return splitSchema('set_intersection_split', Number(params.parts ?? 2), integerList);
+      return answerSchema(`set_intersection_${prompt}`, { reasoning: stringField, output: atMost() });
+    case 'split': {
+      const parts = Number(params.parts ?? 2);
+      const set2 = states[0]?.subset;
+      return splitSchema('set_intersection_split', parts, (part) =>
+        set2 ? integerListOf({ exactly: equalSlice(set2, parts, part).length }) : integerList,
+      );
+    }
     default:
       return undefined;
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ThoughtState } from '../../grs/types';
-import { type AnswerSchema, answerSchema, endOf, integerList, splitSchema, stringField } from '../answer-schema';
+import { type AnswerSchema, answerSchema, endOf, integerList, integerListOf, splitSchema, stringField } from '../answer-schema';
 import { equalSlice } from '../split-by';
 import type { ParsedThought, PromptRequest, Task } from '../task';
 import { generateSortingProblem, parseSortingCsv } from './dataset';
@@ -49,17 +49,29 @@ function splitAnswer(parent: SortingState, parts: number, text: string): ParsedT
   }));
 }
 
-/** The answer each prompt expects as JSON (structured output): the list as `output`, after the reasoning where the prompt asks to work it out. */
-function sortingSchema({ prompt, params }: PromptRequest): AnswerSchema | undefined {
+/**
+ * The answer each prompt expects as JSON (structured output): the list as `output`, after the
+ * reasoning where the prompt asks to work it out. Every list's length is known (decision 85): a
+ * sorting of n numbers has n, a merge the two lists' numbers together, a split's part its slice.
+ */
+function sortingSchema({ prompt, params, thoughts }: PromptRequest): AnswerSchema | undefined {
+  const states = thoughts.map(asState);
+  // A thought without its list (a request made up to list the prompts' schemas) gets an unbounded list.
+  const exactly = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? integerList : integerListOf({ exactly: n }));
+  const own = () => exactly(states[0]?.unsorted?.length);
   switch (prompt) {
     case 'sort':
+      return answerSchema(`sorting_${prompt}`, { output: own() });
     case 'merge':
-      return answerSchema(`sorting_${prompt}`, { output: integerList });
+      return answerSchema(`sorting_${prompt}`, { output: exactly(states.reduce((n, s) => n + (s.unsorted?.length ?? Number.NaN), 0)) });
     case 'sortCot':
     case 'improve':
-      return answerSchema(`sorting_${prompt}`, { reasoning: stringField, output: integerList });
-    case 'split':
-      return splitSchema('sorting_split', Number(params.parts ?? 2), integerList);
+      return answerSchema(`sorting_${prompt}`, { reasoning: stringField, output: own() });
+    case 'split': {
+      const parts = Number(params.parts ?? 2);
+      const list = states[0]?.unsorted;
+      return splitSchema('sorting_split', parts, (part) => exactly(list && equalSlice(list, parts, part).length));
+    }
     default:
       return undefined;
   }
