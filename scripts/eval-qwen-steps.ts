@@ -24,6 +24,7 @@ const CELLS: Record<string, { truth: string; shown: string; partStep: string }> 
   'sorting-32-split-engine': { truth: 'unsorted', shown: 'list', partStep: 'sort' },
   'sorting-64-split-engine': { truth: 'unsorted', shown: 'list', partStep: 'sort' },
   'sorting-32-structured': { truth: 'unsorted', shown: 'list', partStep: 'sort' },
+  'sorting-64-structured': { truth: 'unsorted', shown: 'list', partStep: 'sort' },
   'set-intersection-32': { truth: 'subset', shown: 'given', partStep: 'intersect' },
   'set-intersection-64': { truth: 'subset', shown: 'given', partStep: 'intersect' },
   'set-intersection-32-split-engine': { truth: 'subset', shown: 'given', partStep: 'intersect' },
