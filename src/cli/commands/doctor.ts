@@ -79,7 +79,7 @@ export interface DoctorReport {
      * Structured output (`--structured-output auto`): the probe's JSON Schema was honoured (`json`),
      * ignored (a text answer), or refused, so runs ask such a model for text.
      */
-    structuredOutput: 'json' | 'ignored' | 'refused';
+    structuredOutput: 'json' | 'json without bounds' | 'ignored' | 'refused';
   };
   sample?: string;
   /** The context window schemes plan their prompts for, and where that number comes from. */
@@ -267,7 +267,9 @@ export async function doctor(
         structuredOutput: quirks.textAnswersOnly
           ? 'refused'
           : completion.texts.every((t) => t.trim().startsWith('{') && jsonAnswer(t, ['output']))
-            ? 'json'
+            ? quirks.unboundedLists
+              ? 'json without bounds'
+              : 'json'
             : 'ignored',
       },
       sample: completion.texts[0]?.slice(0, 80),
@@ -280,6 +282,7 @@ export async function doctor(
 /** What `--structured-output auto` does with this endpoint (decision 65). */
 const STRUCTURED_OUTPUT_LINE = {
   json: "answers in the task's JSON Schema (response_format honoured)",
+  'json without bounds': "answers in the task's JSON Schema, asked without the lists' length bounds, which it refused",
   ignored: 'response_format accepted but ignored: answers come, and are read, as text',
   refused: 'response_format refused: runs ask this model for text answers',
 } as const;
