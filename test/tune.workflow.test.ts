@@ -106,7 +106,7 @@ describe('a study', () => {
       .currentDetails;
     expect(details).toMatch(/^\*\*3 of 3 trials done\*\* · \d feasible · \$[\d.]+ recorded, \$[\d.]+ paid/);
     expect(details).toMatch(
-      /\| 0 \(baseline\) \| sortBranches=5 mergeBranches=10 mergeImproveBranches=5 improveBranches=10 improveRounds=1 \|/,
+      /\| 0 \(baseline\) \| sortBranches=5 mergeBranches=10 mergeImproveBranches=5 improveBranches=10 improveRounds=1 split=llm \|/,
     );
     expect(details.split('\n').filter((l) => /^\| \d/.test(l))).toHaveLength(3);
     const summaries = (await h.client.workflow.getHandle(workflowId).fetchHistory()).events!.flatMap((e) =>
