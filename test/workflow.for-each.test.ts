@@ -248,7 +248,7 @@ describe("a forEach over the task's split (parts: { split })", () => {
     const b = new GooBuilder();
     b.forEach(null, { id: 'f', parts: { split: 'nope' }, maxParts: 2 });
     await expect(start(sortingRun(b.build()))).rejects.toThrow(
-      /goo\.operations\[0\]\.parts\.split: task "sorting" has no split "nope"; expected one of: chunks, unsolvedParts/,
+      /goo\.operations\[0\]\.parts\.split: task "sorting" has no split "nope"; expected one of: chunks, equalParts, unsolvedParts/,
     );
   });
 });
