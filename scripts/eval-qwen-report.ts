@@ -8,7 +8,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type EvalRow, ResultJournal } from '../src/eval/results';
 import { TASKS } from '../src/tasks/registry';
-import { tInterval } from '../src/tune/stats';
+import { pBelow, tInterval } from '../src/tune/stats';
 
 // OUT as in scripts/eval-qwen.sh: another checkout's docs/eval-qwen, say.
 const DIR = process.env.OUT ?? join(import.meta.dirname, '..', 'docs', 'eval-qwen');
@@ -97,19 +97,35 @@ function withInterval(values: number[], digits: number): string {
   return values.length < 2 ? m.toFixed(digits) : `${m.toFixed(digits)} [${low.toFixed(digits)}, ${high.toFixed(digits)}]`;
 }
 
+/** The level at which a comparison counts as shown. */
+const ALPHA = 0.05;
+
+const formatP = (p: number) => (p < 0.001 ? '< 0.001' : `= ${p.toFixed(3)}`);
+
 /**
- * How a claim "a is lower than b" stands on these runs: settled only when the two means' 95% intervals
- * do not overlap; otherwise the direction seen is reported as not settled (two runs rarely settle anything).
+ * How a claim "a is lower than b", made for each of its comparisons (each size, each task), stands on
+ * these runs, by one-sided exact permutation tests (`pBelow`): confirmed when every comparison shows
+ * it at p < 0.05 (each must hold, so no correction is due); contradicted when one shows the opposite at
+ * p < 0.05 / k over k comparisons (Bonferroni: any one of k may refute); otherwise not settled, with
+ * the direction the means point so far. Few runs cannot settle anything: 2 against 2 cannot go below
+ * p = 1/6, 3 against 3 below 1/20.
  */
-function verdict(comparisons: { a: number[]; b: number[] }[]): string {
-  const holds = comparisons.every(({ a, b }) => mean(a) < mean(b));
-  const apart = comparisons.every(({ a, b }) => {
-    const x = tInterval(a, 0.95);
-    const y = tInterval(b, 0.95);
-    return x.high < y.low || y.high < x.low;
-  });
-  if (apart) return holds ? '**confirmed**' : '**not confirmed**';
-  return `**not settled** (so far ${holds ? 'as claimed' : 'not as claimed'}; the 95% intervals overlap)`;
+function verdict(comparisons: { label: string; a: number[]; b: number[] }[]): string {
+  const tested = comparisons.map((c) => ({ ...c, p: pBelow(c.a, c.b), opposite: pBelow(c.b, c.a) }));
+  const ps = (key: 'p' | 'opposite') => tested.map((c) => `p ${formatP(c[key])}${tested.length > 1 ? ` at ${c.label}` : ''}`).join(', ');
+  const tests = `one-sided permutation test${tested.length > 1 ? 's' : ''}`;
+  if (tested.every((c) => c.p < ALPHA)) return `**confirmed** (${tests}: ${ps('p')})`;
+  const against = tested.filter((c) => c.opposite < ALPHA / tested.length);
+  if (against.length) {
+    const where = against.map((c) => `${tested.length > 1 ? `${c.label}: ` : ''}p ${formatP(c.opposite)}`).join(', ');
+    return `**contradicted**: the opposite holds (one-sided permutation test${against.length > 1 ? 's' : ''}, ${where}${tested.length > 1 ? `; each against 0.05 / ${tested.length}` : ''})`;
+  }
+  const direction = tested.every((c) => mean(c.a) < mean(c.b))
+    ? 'as claimed'
+    : tested.every((c) => mean(c.a) >= mean(c.b))
+      ? 'not as claimed'
+      : 'as claimed at some, not at others';
+  return `**not settled** (so far ${direction}; ${tests} of the claim: ${ps('p')})`;
 }
 
 function cellOf(cells: Cell[], task: string, size: number | undefined, scheme: string): Cell | undefined {
@@ -132,7 +148,7 @@ function claims(cells: Cell[]): string[] {
       (p) =>
         `${p.size}: GoT ${mean(p.got.rows.map(scoreOf)).toFixed(2)} vs ToT ${mean(p.tot.rows.map(scoreOf)).toFixed(2)} mean errors (${p.got.rows.length} / ${p.tot.rows.length} runs)`,
     );
-    const judged = verdict(sorting.map((p) => ({ a: p.got.rows.map(scoreOf), b: p.tot.rows.map(scoreOf) })));
+    const judged = verdict(sorting.map((p) => ({ label: String(p.size), a: p.got.rows.map(scoreOf), b: p.tot.rows.map(scoreOf) })));
     const missing = [32, 64].filter((s) => !sortingSizes.includes(s));
     out.push(
       `- GoT makes fewer errors than ToT at every sorting size: ${judged}${missing.length ? ` on the sizes measured so far (not yet: ${missing.join(', ')})` : ''}. ${each.join('; ')}.`,
@@ -146,7 +162,9 @@ function claims(cells: Cell[]): string[] {
       (p) =>
         `${p.task}-${p.size}: GoT $${mean(p.got.rows.map((r) => r.costUsd)).toFixed(4)} vs ToT $${mean(p.tot.rows.map((r) => r.costUsd)).toFixed(4)}`,
     );
-    const judged = verdict(costly.map((p) => ({ a: p.got.rows.map((r) => r.costUsd), b: p.tot.rows.map((r) => r.costUsd) })));
+    const judged = verdict(
+      costly.map((p) => ({ label: `${p.task}-${p.size}`, a: p.got.rows.map((r) => r.costUsd), b: p.tot.rows.map((r) => r.costUsd) })),
+    );
     out.push(`- GoT is cheaper than ToT (mean cost per run at the paper's prices): ${judged}. ${each.join('; ')}.`);
   }
 
@@ -163,7 +181,7 @@ function claims(cells: Cell[]): string[] {
       (p) =>
         `${p.task}-${p.size}: this GoT ${mean(p.changed.rows.map(scoreOf)).toFixed(2)}, the paper's GoT ${mean(p.got.rows.map(scoreOf)).toFixed(2)}, ToT ${mean(p.tot.rows.map(scoreOf)).toFixed(2)} mean errors (${p.changed.rows.length} / ${p.got.rows.length} / ${p.tot.rows.length} runs)`,
     );
-    const judged = verdict(rows.map((p) => ({ a: p.changed.rows.map(scoreOf), b: p.tot.rows.map(scoreOf) })));
+    const judged = verdict(rows.map((p) => ({ label: `${p.task}-${p.size}`, a: p.changed.rows.map(scoreOf), b: p.tot.rows.map(scoreOf) })));
     out.push(
       `- (Beside the paper's claims) GoT with ${VARIANT_WORDS[variant]} makes fewer errors than ToT: ${judged}. ${each.join('; ')}. Where each GoT run loses its errors: [got-steps.md](got-steps.md).`,
     );
@@ -176,7 +194,7 @@ function claims(cells: Cell[]): string[] {
     const g = mean(got.rows.map(scoreOf));
     const i = mean(io.rows.map(scoreOf));
     // Higher is better here: "IO lower than GoT".
-    const judged = verdict([{ a: io.rows.map(scoreOf), b: got.rows.map(scoreOf) }]);
+    const judged = verdict([{ label: 'doc-merge', a: io.rows.map(scoreOf), b: got.rows.map(scoreOf) }]);
     out.push(
       `- GoT's document merges score better than IO's: ${judged}. Mean score GoT ${g.toFixed(2)} vs IO ${i.toFixed(2)} (${got.rows.length} / ${io.rows.length} runs).`,
     );
