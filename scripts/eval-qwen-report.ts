@@ -15,12 +15,17 @@ const DIR = process.env.OUT ?? join(import.meta.dirname, '..', 'docs', 'eval-qwe
 const SCHEMES = ['io', 'cot', 'tot', 'got', 'got2', 'got8']; // keyword counting's GoT is GoT8 (scripts/eval-qwen.sh)
 
 /** Cells whose folder names a scheme parameter (scripts/eval-qwen.sh): their runs are a scheme of their own here, never the paper's. */
-const VARIANTS: Record<string, string> = { '-split-engine': 'split=engine', '-structured': 'structured' };
+const VARIANTS: Record<string, string> = {
+  '-split-engine': 'split=engine',
+  '-structured': 'structured',
+  '-sectioned': 'sections=always',
+};
 
 /** What each variant changes, in words, for the line that compares it. */
 const VARIANT_WORDS: Record<string, string> = {
   'split=engine': 'the input cut by the engine, not the LLM (decision 83)',
   structured: "answers in the task's schema, lists held to their length (decision 85)",
+  'sections=always': 'the documents merged section by section though they fit one prompt (decision 87)',
 };
 
 /** Tasks whose size is the sample's own (keyword counting: the countries in each text), shown as "—". */
@@ -84,6 +89,13 @@ function table(cells: Cell[]): string {
   }
   return lines.join('\n');
 }
+
+/** The share of the sources' clauses each run's merge keeps: 0 for a run with no answer, none for a run that did not record it. */
+function keptOf(rows: EvalRow[]): number[] {
+  return rows.flatMap((r) => (r.status === 'noAnswer' ? [0] : r.kept === undefined ? [] : [r.kept]));
+}
+
+const percent = (shares: number[]) => `${Math.round(100 * mean(shares))}%`;
 
 /** The mean share of the sources' clauses the merges keep (decision 79), over the runs that recorded it. */
 function keptCell(rows: EvalRow[]): string {
@@ -184,6 +196,27 @@ function claims(cells: Cell[]): string[] {
     const judged = verdict(rows.map((p) => ({ label: `${p.task}-${p.size}`, a: p.changed.rows.map(scoreOf), b: p.tot.rows.map(scoreOf) })));
     out.push(
       `- (Beside the paper's claims) GoT with ${VARIANT_WORDS[variant]} makes fewer errors than ToT: ${judged}. ${each.join('; ')}. Where each GoT run loses its errors: [got-steps.md](got-steps.md).`,
+    );
+  }
+
+  // Not a claim of the paper: what the merges of a variant keep of the sources against the paper's merges of the same scheme.
+  for (const variant of Object.values(VARIANTS)) {
+    const rows = SCHEMES.flatMap((scheme) => {
+      const paper = cellOf(cells, 'doc-merge', undefined, scheme);
+      const changed = cellOf(cells, 'doc-merge', undefined, `${scheme} ${variant}`);
+      return paper && changed
+        ? [{ scheme, paper: keptOf(paper.rows), changed: keptOf(changed.rows), paperScores: paper.rows, changedScores: changed.rows }]
+        : [];
+    });
+    if (!rows.length) continue;
+    const each = rows.map(
+      (r) =>
+        `${r.scheme}: ${percent(r.changed)} against ${percent(r.paper)} (${r.changed.length} / ${r.paper.length} runs), judged ${mean(r.changedScores.map(scoreOf)).toFixed(2)} against ${mean(r.paperScores.map(scoreOf)).toFixed(2)}`,
+    );
+    // "The paper's merges keep less": a run with no answer keeps nothing.
+    const judged = verdict(rows.map((r) => ({ label: r.scheme, a: r.paper, b: r.changed })));
+    out.push(
+      `- (Beside the paper's claims) document merges with ${VARIANT_WORDS[variant]} keep more of the sources' clauses: ${judged}. Mean share kept ${each.join('; ')}.`,
     );
   }
 

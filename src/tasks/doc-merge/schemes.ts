@@ -1,6 +1,6 @@
 import { GooBuilder } from '../../goo/builder';
 import type { GoO, Operation } from '../../goo/schema';
-import { estimateTokens } from '../../llm/context-windows';
+import { estimateTokens, UNKNOWN_MODEL_CONTEXT_TOKENS } from '../../llm/context-windows';
 import { choiceParam, intParam, resolveConfig, type SearchSpace } from '../../tune/space';
 import type { SchemeOptions } from '../task';
 import { answerReserve, answerTokensFor, CHAT_TOKENS, taggedTokens } from './budget';
@@ -37,6 +37,19 @@ const RETENTION = {
   ),
 };
 
+/**
+ * When the documents are merged section by section (decision 87): only when they do not fit one
+ * prompt (the paper's merges of the NDAs are whole), or always, which a small model needs: asked for
+ * four whole NDAs at once, Qwen2.5-Coder-1.5B restated the first and dropped the rest.
+ */
+const SECTIONS = {
+  sections: choiceParam(
+    ['when-needed', 'always'],
+    'when-needed',
+    'merge section by section only when the documents do not fit one prompt (the paper), or always (small prompts, which small models keep more of)',
+  ),
+};
+
 /** The judges a measured-retention scheme uses instead of the paper's (decision 82). */
 const KEPT_SCORERS: Record<string, string> = { judge: 'judgeKept', judgeSection: 'judgeSectionKept' };
 
@@ -53,15 +66,17 @@ export function withMeasuredRetention(goo: GoO): GoO {
 
 /** What `got tune` may change in each scheme (FoT tuned GoT's merges, kept merges, aggregations and improvements). */
 export const docMergeTunables = {
-  io: () => ({ ...RETENTION }),
-  cot: () => ({ ...RETENTION }),
+  io: () => ({ ...RETENTION, ...SECTIONS }),
+  cot: () => ({ ...RETENTION, ...SECTIONS }),
   tot: () => ({
     ...RETENTION,
+    ...SECTIONS,
     branches: intParam(2, 15, 10, 'samples of the first merge and of each improvement level'),
     levels: intParam(1, 4, 2, 'improvement levels'),
   }),
   got: () => ({
     ...RETENTION,
+    ...SECTIONS,
     merges: intParam(1, 10, 5, 'merges of all documents'),
     keepBest: intParam(1, 5, 3, 'best merges aggregated'),
     aggregations: intParam(1, 10, 5, 'samples of the aggregation'),
@@ -69,6 +84,7 @@ export const docMergeTunables = {
   }),
   got2: () => ({
     ...RETENTION,
+    ...SECTIONS,
     merges: intParam(1, 10, 5, 'merges of each half'),
     aggregations: intParam(1, 10, 5, 'samples of the aggregation of the halves'),
     improvements: intParam(1, 10, 5, 'samples of the final improvement'),
@@ -76,7 +92,10 @@ export const docMergeTunables = {
 } satisfies Record<string, (size: number) => SearchSpace>;
 
 const paramsOf = (scheme: keyof typeof docMergeTunables, o: SchemeOptions) =>
-  resolveConfig(docMergeTunables[scheme](), o.params) as Record<string, number> & { retention?: 'judged' | 'measured' };
+  resolveConfig(docMergeTunables[scheme](), o.params) as Record<string, number> & {
+    retention?: 'judged' | 'measured';
+    sections?: 'when-needed' | 'always';
+  };
 
 function tot(o: SchemeOptions): GoO {
   const p = paramsOf('tot', o);
@@ -148,18 +167,24 @@ export function fitsWhole(scheme: SectionedScheme, problem: DocMergeProblem, con
 
 /**
  * The scheme as it always was when its prompts fit (or no window is known), else its sectioned form;
- * with `retention: measured`, its judges rate retention by the engine's measure.
+ * with `sections: always`, the sectioned form whatever the window (planned for the model's window, or
+ * UNKNOWN_MODEL_CONTEXT_TOKENS), its merge judged whole where the judge's prompt fits; with
+ * `retention: measured`, its judges rate retention by the engine's measure.
  */
 const windowed =
   (scheme: SectionedScheme, whole: (o: SchemeOptions<DocMergeProblem>) => GoO) =>
   (o: SchemeOptions<DocMergeProblem>): GoO => {
     const { problem, contextTokens } = o;
+    const params = paramsOf(scheme, o);
     // A problem not yet validated (a user's files) is planned only when valid; the run's check says what is wrong with it.
-    const goo =
-      contextTokens === undefined || !DocMergeProblem.safeParse(problem).success || fitsWhole(scheme, problem!, contextTokens)
-        ? whole(o)
-        : sectionedScheme(scheme, problem!, contextTokens);
-    return paramsOf(scheme, o).retention === 'measured' ? withMeasuredRetention(goo) : goo;
+    const valid = DocMergeProblem.safeParse(problem).success;
+    const window = contextTokens ?? UNKNOWN_MODEL_CONTEXT_TOKENS;
+    let goo: GoO;
+    if (valid && params.sections === 'always')
+      goo = sectionedScheme(scheme, problem!, window, { judgeWhole: fitsWhole('io', problem!, window) });
+    else if (contextTokens === undefined || !valid || fitsWhole(scheme, problem!, contextTokens)) goo = whole(o);
+    else goo = sectionedScheme(scheme, problem!, contextTokens);
+    return params.retention === 'measured' ? withMeasuredRetention(goo) : goo;
   };
 
 export const docMergeSchemes = {

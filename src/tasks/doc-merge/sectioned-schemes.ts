@@ -79,8 +79,17 @@ export function aggregationLevels(draftsPerSection: number, perPrompt: number): 
   return levels === 0 ? 0 : levels + 1;
 }
 
-/** The sectioned GoO of a scheme for a problem and a window. */
-export function sectionedScheme(scheme: SectionedScheme, problem: DocMergeProblem, contextTokens: number): GoO {
+/**
+ * The sectioned GoO of a scheme for a problem and a window. `judgeWhole`: the assembled merge is rated
+ * by the paper's judge over the whole documents (only where that prompt fits the window; a merge
+ * sectioned by choice, `sections: always`), instead of the engine's local score.
+ */
+export function sectionedScheme(
+  scheme: SectionedScheme,
+  problem: DocMergeProblem,
+  contextTokens: number,
+  { judgeWhole = false } = {},
+): GoO {
   const window: TokenWindow = { contextTokens, answerTokens: answerTokensFor(contextTokens) };
   const minGroups = scheme === 'got2' ? 2 : 1;
   const parts = planSections(problem, window, minGroups);
@@ -116,7 +125,12 @@ export function sectionedScheme(scheme: SectionedScheme, problem: DocMergeProble
   }
   operations.push(
     { id: 'assemble', type: 'forEach', inputs: [operations.at(-1)!.id], parts: { split: 'assemble', params: {} }, maxParts: 1, body: [] },
-    { id: 'final', type: 'score', inputs: ['assemble'], scorer: { kind: 'local' } },
+    {
+      id: 'final',
+      type: 'score',
+      inputs: ['assemble'],
+      scorer: judgeWhole ? { kind: 'llm', prompt: 'judge', samples: 3 } : { kind: 'local' },
+    },
   );
   return { version: 1, operations };
 }
