@@ -104,4 +104,19 @@ describe('Qwen2.5-Coder-1.5B in the engine', () => {
     expect(review.counts.supported + review.counts.unsupported).toBe(review.counts.clauses);
     expect(result.grs.calls.some((c) => c.purpose === 'score')).toBe(true);
   }, 1_800_000);
+
+  it('merges the same NDAs section by section (sections=always) and keeps most of every one of them (decision 87)', async () => {
+    const documents = ndaSamples()[0]!;
+    const params = { sections: 'always' };
+    const r = request('doc-merge', 'io', { documents }, documents.length, 1536);
+    const goo = TASKS['doc-merge']!.schemes.io!({ size: documents.length, problem: { documents }, contextTokens: QWEN.contextSize, params });
+    const result = await run({ ...r, goo });
+    expect(result.status).toBe('answered');
+    const retention = result.grs.review!.retention!;
+    const kept = retention.reduce((n, d) => n + d.kept, 0) / retention.reduce((n, d) => n + d.clauses, 0);
+    console.log(`Qwen IO doc-merge by sections: kept ${retention.map((d) => `${d.kept}/${d.clauses}`).join(', ')}`);
+    // Whole, its merges keep one NDA and drop the others; a section's versions at a time, it keeps them all.
+    expect(kept).toBeGreaterThan(0.7);
+    for (const d of retention) expect(d.kept / d.clauses, `document ${d.document + 1}`).toBeGreaterThan(0.5);
+  }, 1_800_000);
 });
