@@ -62,6 +62,7 @@ async function splitModel(shelf: string, contents: string[]): Promise<BuiltInMod
     contextSize: 1024,
     chatTemplate: 'none',
     licence: 'none',
+    measured: 'nothing: it is not a model',
   };
 }
 

@@ -25,8 +25,11 @@ describe('got models: the built-in local models on this machine', () => {
   it('lists every built-in model with its size and window, none on disk in an empty cache', async () => {
     const { code, stdout } = await got(['models'], env);
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n');
+    const all = stdout.trim().split('\n');
+    const lines = all.filter((l) => !l.startsWith(' '));
     expect(lines).toHaveLength(Object.keys(LOCAL_MODELS).length);
+    // Each model's line is followed by what it was measured to do here.
+    for (const line of lines) expect(all[all.indexOf(line) + 1], line).toMatch(/^ {2}measured: \S/);
     expect(lines[0]).toMatch(
       /^smollm2-135m \(default\) · SmolLM2-135M-Instruct, Q4_1 · 98 MB · 2,048 of 8,192 tokens served · not fetched/,
     );

@@ -109,7 +109,12 @@ describe('Qwen2.5-Coder-1.5B in the engine', () => {
     const documents = ndaSamples()[0]!;
     const params = { sections: 'always' };
     const r = request('doc-merge', 'io', { documents }, documents.length, 1536);
-    const goo = TASKS['doc-merge']!.schemes.io!({ size: documents.length, problem: { documents }, contextTokens: QWEN.contextSize, params });
+    const goo = TASKS['doc-merge']!.schemes.io!({
+      size: documents.length,
+      problem: { documents },
+      contextTokens: QWEN.contextSize,
+      params,
+    });
     const result = await run({ ...r, goo });
     expect(result.status).toBe('answered');
     const retention = result.grs.review!.retention!;

@@ -30,21 +30,24 @@ function residentPids(): Map<string, number[]> {
   return byModel;
 }
 
-/** One line per built-in model: what it is, its size, its window, whether it is on disk and which resident workers hold it. */
+/**
+ * One line per built-in model: what it is, its size, its window, whether it is on disk and which
+ * resident workers hold it; then, indented, what it was measured to do in the engine.
+ */
 export function modelLines(env: NodeJS.ProcessEnv = process.env): string[] {
   const residents = residentPids();
   return Object.values(LOCAL_MODELS).map((model: BuiltInModel) => {
     const path = cachedModelPath(model, modelCacheDir(env));
     const onDisk = existsSync(path) && statSync(path).size === model.bytes;
     const held = residents.get(model.name);
-    return [
+    return `${[
       `${model.name}${model.name === DEFAULT_LOCAL_MODEL ? ' (default)' : ''}`,
       model.title,
       megabytes(model.bytes),
       `${model.contextSize.toLocaleString('en-US')} of ${model.windowTokens.toLocaleString('en-US')} tokens served`,
       onDisk ? `on disk: ${path}` : 'not fetched (`got models pull`, or the first run fetches it)',
       ...(held ? [`loaded by the resident worker${held.length > 1 ? 's' : ''} ${held.map((pid) => `pid ${pid}`).join(', ')}`] : []),
-    ].join(' · ');
+    ].join(' · ')}\n  measured: ${model.measured}`;
   });
 }
 
