@@ -252,6 +252,21 @@ describe('docMergeTask.parseResponse', () => {
     });
   });
 
+  it("drops the lines that are only a tag of the model's own, keeps a tag line a source has", () => {
+    const answer = '<Merged>\n<Purpose>\nThe NDA.\n</Purpose>\n< merged >\nIts terms.\n</Merged>';
+    expect(docMergeTask.parseResponse(req('merge', [root]), answer)[0]!.state.merged).toBe('The NDA.\nIts terms.');
+    const sourceTag = { documents: ['Terms\n<Schedule A>\nThe goods.', 'Terms\nThe goods.'] };
+    const [kept] = docMergeTask.parseResponse(
+      { prompt: 'merge', params: {}, thoughts: [docMergeTask.rootState(sourceTag)], problem: sourceTag },
+      '<Merged>Terms\n<Schedule A>\n<Note>\nThe goods.</Merged>',
+    );
+    expect(kept!.state.merged).toBe('Terms\n<Schedule A>\nThe goods.');
+    expect(docMergeTask.parseResponse(req('merge', [root]), '<Merged>\n<Purpose>\n</Purpose>\n</Merged>')[0]).toMatchObject({
+      valid: false,
+      error: expect.stringMatching(/nothing but tags/),
+    });
+  });
+
   it.each(['merge', 'mergeCot', 'improve', 'aggregate'])(
     '%s: an answer without the tags is one invalid thought that keeps its documents',
     (prompt) => {
