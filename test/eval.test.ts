@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Resvg } from '@resvg/resvg-js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import * as vega from 'vega';
+import { compile } from 'vega-lite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { figureSpec } from '../src/eval/figure';
+import { figureSpec, renderFigure } from '../src/eval/figure';
 import { jobKey } from '../src/eval/plan';
 import type { EvalRow } from '../src/eval/results';
 import { type EvalOptions, planEvaluation, runEvaluation } from '../src/eval/run-eval';
@@ -126,6 +129,56 @@ describe('the figure of runs that cost nothing', () => {
     expect(spec).toContain('total tokens of the runs (thousands)');
     expect(spec).not.toContain('(USD)');
     expect(spec).toContain('"kiloTokens":8');
+  });
+});
+
+describe('the figure as drawn', () => {
+  it('is cut to what it draws: a long title does not leave half of a one-size figure blank', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'got-figure-'));
+    const schemes = ['io', 'cot', 'tot', 'got'];
+    const rows: EvalRow[] = schemes.flatMap((scheme) =>
+      [4, 7, 10].map((score, i) => ({
+        task: 'sorting',
+        scheme,
+        size: 32,
+        sample: String(i),
+        score,
+        solved: false,
+        llmCalls: 1,
+        promptTokens: 100,
+        completionTokens: 100,
+        costUsd: 0.001,
+        wallMs: 1000,
+        workflowId: `w-${scheme}-${i}`,
+        status: 'completed' as const,
+      })),
+    );
+    const spec = figureSpec(rows, {
+      task: 'A task with a title long enough for an estimate of its width to go wrong',
+      schemes,
+      higherIsBetter: false,
+    });
+    await renderFigure(spec, join(dir, 'f.svg'), join(dir, 'f.png'));
+    const svg = readFileSync(join(dir, 'f.svg'), 'utf8');
+    const [x, y, w, h] = /viewBox="(-?[\d.]+) (-?[\d.]+) ([\d.]+) ([\d.]+)"/.exec(svg)!.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    // Measured again without its background, what is drawn fills the figure but for the margin.
+    const drawn = new Resvg(svg.replace(/<rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="white"\/>/, ''), {
+      font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },
+    }).getBBox()!;
+    for (const gap of [drawn.x - x, x + w - (drawn.x + drawn.width), drawn.y - y, y + h - (drawn.y + drawn.height)]) {
+      expect(gap).toBeGreaterThanOrEqual(7);
+      expect(gap).toBeLessThanOrEqual(10);
+    }
+    // Vega alone, estimating the title's width, made the figure wider than what it draws.
+    const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+    const untrimmed = Number(/width="([\d.]+)"/.exec(await view.toSVG())![1]);
+    view.finalize();
+    expect(w).toBeLessThan(untrimmed - 50);
   });
 });
 

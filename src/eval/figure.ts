@@ -68,18 +68,38 @@ export function figureSpec(rows: EvalRow[], o: FigureOptions): TopLevelSpec {
   } as TopLevelSpec;
 }
 
+const FONTS = { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' };
+
 /** Renders the figure to SVG and PNG files (no browser: vega renders to SVG, resvg rasterises it). */
 export async function renderFigure(spec: TopLevelSpec, svgPath: string, pngPath: string): Promise<void> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
-  const svg = await view.toSVG();
+  const svg = trimmed(await view.toSVG());
   view.finalize();
   writeFileSync(svgPath, svg);
-  const png = new Resvg(svg, {
-    fitTo: { mode: 'zoom', value: 2 },
-    background: 'white',
-    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },
-  })
-    .render()
-    .asPng();
-  writeFileSync(pngPath, png);
+  writeFileSync(pngPath, new Resvg(svg, { fitTo: { mode: 'zoom', value: 2 }, background: 'white', font: FONTS }).render().asPng());
+}
+
+/** The margin kept around what a figure draws. */
+const MARGIN = 8;
+
+/**
+ * Vega's SVG cut to what it draws. Without a canvas vega estimates text widths, too wide for DejaVu
+ * Sans, and sizes the figure by them: a long title left the right half of a one-size figure blank.
+ * Resvg, with the fonts the PNG is drawn in, measures what is really drawn.
+ */
+export function trimmed(svg: string): string {
+  const open = /^<svg([^>]*)>(<rect width="[\d.]+" height="[\d.]+" fill="white"\/>)?/.exec(svg);
+  if (!open) return svg;
+  const body = svg.slice(open[0].length);
+  const box = new Resvg(`<svg${open[1]}>${body}`, { font: FONTS }).getBBox();
+  if (!box || box.width <= 0 || box.height <= 0) return svg;
+  const x = Math.floor(box.x - MARGIN);
+  const y = Math.floor(box.y - MARGIN);
+  const w = Math.ceil(box.width + 2 * MARGIN);
+  const h = Math.ceil(box.height + 2 * MARGIN);
+  const attrs = open[1]!
+    .replace(/ width="[^"]*"/, ` width="${w}"`)
+    .replace(/ height="[^"]*"/, ` height="${h}"`)
+    .replace(/ viewBox="[^"]*"/, ` viewBox="${x} ${y} ${w} ${h}"`);
+  return `<svg${attrs}><rect x="${x}" y="${y}" width="${w}" height="${h}" fill="white"/>${body}`;
 }
