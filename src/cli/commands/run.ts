@@ -3,6 +3,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import type { ReviewRecord } from '../../documents/types';
 import { ValidationError } from '../../goo/validate';
+import { recommendedParams } from '../../localllm/recommended';
 import { checkedPromptSet, taskWithPrompts } from '../../prompts/task-ref';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput, RunResult } from '../../run/request';
@@ -14,7 +15,7 @@ import type { AnyTask } from '../../tasks/task';
 import { taskIdOf } from '../../tasks/task-ref';
 import { applyConfig, readTunableGoO, TUNABLE_KEY } from '../../tune/template';
 import { type InputDocument, readInputDocuments } from '../documents';
-import { defaultLlmSource, defaultModel, type LlmSource, localLlmSettings } from '../llm-source';
+import { defaultLlmSource, defaultModel, type LlmSource, localLlmSettings, localModelChoice } from '../llm-source';
 import { chooseProblem } from '../problem';
 import { formatReport, type RunReport, reportOf } from '../report';
 import { withReviewPrompt } from '../review-wait';
@@ -152,10 +153,26 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
   };
 }
 
+/**
+ * The scheme parameters of a run on a built-in local model with what the model is recommended for the
+ * task and scheme (decision 89), saying so; a parameter the user gave wins. Not for a GoO file or a
+ * declared task (the user wrote the graph or the task), nor for `got eval`, which measures the
+ * schemes as defined.
+ */
+function withRecommendedParams(o: RunOptions, log: (line: string) => void): Pick<RunOptions, 'param'> {
+  if ((o.llm ?? defaultLlmSource()) !== 'local' || o.goo || o.taskFile) return {};
+  const choice = localModelChoice(o.localModel);
+  if (choice.kind !== 'built-in') return {};
+  const { params, why } = recommendedParams(choice.model, o.task, o.scheme, o.param);
+  if (!why.length) return {};
+  for (const line of why) log(`Recommended for ${choice.model.name}, so used: ${line}. Give the parameter to choose otherwise.`);
+  return { param: { ...params, ...o.param } };
+}
+
 export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport | undefined> {
   // Files are read (PDF, DOCX, ...) before anything else, so a scanned or damaged one is refused before any server starts.
   const readDocuments = o.doc?.length || o.docs ? await readInputDocuments(o.doc ?? [], o.docs, log) : undefined;
-  const request = requestFromOptions({ ...o, ...(readDocuments ? { readDocuments } : {}) });
+  const request = requestFromOptions({ ...o, ...withRecommendedParams(o, log), ...(readDocuments ? { readDocuments } : {}) });
   // A merge is written in the format its extension names: an unknown one is refused before any money is spent.
   if (o.output && taskIdOf(request.task) === 'doc-merge') (await import('../../documents/output')).outputFormatOf(o.output);
   const { sent: checked } = checkRun(request, payloadRouteFromEnv()); // refuse bad input before a server, a worker or an LLM is touched
