@@ -228,8 +228,13 @@ function claims(cells: Cell[]): string[] {
     const i = mean(io.rows.map(scoreOf));
     // Higher is better here: "IO lower than GoT".
     const judged = verdict([{ label: 'doc-merge', a: io.rows.map(scoreOf), b: got.rows.map(scoreOf) }]);
+    // The judge is the model itself and does not see what a merge drops: what the merges keep, beside it.
+    const kept = (rows: EvalRow[]) => {
+      const shares = keptOf(rows);
+      return shares.length ? `${percent(shares)} (${shares.length} of ${rows.length} runs measured)` : 'not measured';
+    };
     out.push(
-      `- GoT's document merges score better than IO's: ${judged}. Mean score GoT ${g.toFixed(2)} vs IO ${i.toFixed(2)} (${got.rows.length} / ${io.rows.length} runs).`,
+      `- GoT's document merges score better than IO's: ${judged}. Mean score GoT ${g.toFixed(2)} vs IO ${i.toFixed(2)} (${got.rows.length} / ${io.rows.length} runs). The judge is the model itself; the share of the sources' clauses the merges keep, by the engine's measure (decision 79): GoT ${kept(got.rows)}, IO ${kept(io.rows)}.`,
     );
   }
   return out;
