@@ -8,7 +8,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type EvalRow, ResultJournal } from '../src/eval/results';
 import { TASKS } from '../src/tasks/registry';
-import { pBelow, tInterval } from '../src/tune/stats';
+import { mean, pBelow, tInterval } from '../src/tune/stats';
 
 // OUT as in scripts/eval-qwen.sh: another checkout's docs/eval-qwen, say.
 const DIR = process.env.OUT ?? join(import.meta.dirname, '..', 'docs', 'eval-qwen');
@@ -39,7 +39,6 @@ interface Cell {
 }
 
 const finished = (r: EvalRow) => r.status === 'completed' || r.status === 'noAnswer';
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -97,10 +96,17 @@ function keptOf(rows: EvalRow[]): number[] {
 
 const percent = (shares: number[]) => `${Math.round(100 * mean(shares))}%`;
 
+/** Shares kept of some of the runs, as `m% (n of N runs)`; `none` when no run measured it. */
+const keptOfRuns = (shares: number[], rows: EvalRow[], none: string) =>
+  shares.length ? `${percent(shares)} (${shares.length} of ${rows.length} runs)` : none;
+
 /** The mean share of the sources' clauses the merges keep (decision 79), over the runs that recorded it. */
 function keptCell(rows: EvalRow[]): string {
-  const kept = rows.flatMap((r) => (r.kept === undefined ? [] : [r.kept]));
-  return kept.length ? `${Math.round(100 * mean(kept))}% (${kept.length} of ${rows.length} runs)` : '';
+  return keptOfRuns(
+    rows.flatMap((r) => (r.kept === undefined ? [] : [r.kept])),
+    rows,
+    '',
+  );
 }
 
 /** A mean with its 95% t-interval, as `m [low, high]` (no interval from one run). */
@@ -229,10 +235,7 @@ function claims(cells: Cell[]): string[] {
     // Higher is better here: "IO lower than GoT".
     const judged = verdict([{ label: 'doc-merge', a: io.rows.map(scoreOf), b: got.rows.map(scoreOf) }]);
     // The judge is the model itself and does not see what a merge drops: what the merges keep, beside it.
-    const kept = (rows: EvalRow[]) => {
-      const shares = keptOf(rows);
-      return shares.length ? `${percent(shares)} (${shares.length} of ${rows.length} runs measured)` : 'not measured';
-    };
+    const kept = (rows: EvalRow[]) => keptOfRuns(keptOf(rows), rows, 'not measured');
     out.push(
       `- GoT's document merges score better than IO's: ${judged}. Mean score GoT ${g.toFixed(2)} vs IO ${i.toFixed(2)} (${got.rows.length} / ${io.rows.length} runs). The judge is the model itself; the share of the sources' clauses the merges keep, by the engine's measure (decision 79): GoT ${kept(got.rows)}, IO ${kept(io.rows)}.`,
     );

@@ -152,7 +152,8 @@ function welchPBelow(a: readonly number[], b: readonly number[]): number {
 
 /** n choose k, as a float (exact while below 2^53). */
 function binomial(n: number, k: number): number {
+  const m = Math.min(k, n - k);
   let c = 1;
-  for (let i = 1; i <= Math.min(k, n - k); i++) c = (c * (n - Math.min(k, n - k) + i)) / i;
+  for (let i = 1; i <= m; i++) c = (c * (n - m + i)) / i;
   return c;
 }

@@ -176,14 +176,16 @@ const windowed =
   (o: SchemeOptions<DocMergeProblem>): GoO => {
     const { problem, contextTokens } = o;
     const params = paramsOf(scheme, o);
-    // A problem not yet validated (a user's files) is planned only when valid; the run's check says what is wrong with it.
-    const valid = DocMergeProblem.safeParse(problem).success;
-    const window = contextTokens ?? UNKNOWN_MODEL_CONTEXT_TOKENS;
+    const always = params.sections === 'always';
+    // A problem not yet validated (a user's files) is planned only when valid; the run's check says what
+    // is wrong with it. Without a window and without `always` nothing is planned, so nothing is checked.
+    const plannable = (always || contextTokens !== undefined) && DocMergeProblem.safeParse(problem).success;
     let goo: GoO;
-    if (valid && params.sections === 'always')
+    if (plannable && always) {
+      const window = contextTokens ?? UNKNOWN_MODEL_CONTEXT_TOKENS;
       goo = sectionedScheme(scheme, problem!, window, { judgeWhole: fitsWhole('io', problem!, window) });
-    else if (contextTokens === undefined || !valid || fitsWhole(scheme, problem!, contextTokens)) goo = whole(o);
-    else goo = sectionedScheme(scheme, problem!, contextTokens);
+    } else if (!plannable || fitsWhole(scheme, problem!, contextTokens!)) goo = whole(o);
+    else goo = sectionedScheme(scheme, problem!, contextTokens!);
     return params.retention === 'measured' ? withMeasuredRetention(goo) : goo;
   };
 

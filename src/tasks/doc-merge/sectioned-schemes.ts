@@ -19,6 +19,8 @@ type PlainOp = Operation;
 type ForEachOp = OperationOf<'forEach'>;
 
 const JUDGE = { kind: 'llm', prompt: 'judgeSection', samples: 3 } as const;
+/** The paper's judge of a whole merge, as many samples as a section's. */
+const WHOLE_JUDGE = { ...JUDGE, prompt: 'judge' } as const;
 const generate = (id: string, inputs: string[], prompt: string, k: number): PlainOp => ({ id, type: 'generate', inputs, prompt, k });
 const judge = (id: string, inputs: string[]): PlainOp => ({ id, type: 'score', inputs, scorer: { ...JUDGE } });
 const keep = (id: string, inputs: string[], n: number): PlainOp => ({ id, type: 'keepBestN', inputs, n, higherIsBetter: true });
@@ -129,7 +131,7 @@ export function sectionedScheme(
       id: 'final',
       type: 'score',
       inputs: ['assemble'],
-      scorer: judgeWhole ? { kind: 'llm', prompt: 'judge', samples: 3 } : { kind: 'local' },
+      scorer: judgeWhole ? WHOLE_JUDGE : { kind: 'local' },
     },
   );
   return { version: 1, operations };
