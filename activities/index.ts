@@ -8,9 +8,11 @@ import type { LlmCall, ThoughtState } from '../src/grs/types';
 import { cacheKey, type ResponseCache } from '../src/llm/cache';
 import type { LlmClient } from '../src/llm/client';
 import { costOf } from '../src/llm/cost';
+import { type CallProgress, progressFrom } from '../src/llm/call-progress';
 import { classifyLlmError, type LlmFault } from '../src/llm/errors';
+import { ProviderGaveUpError } from '../src/llm/patience';
 import { checkRun } from '../src/run/check';
-import { FAILURE } from '../src/run/wire';
+import { DEFAULT_GIVE_UP_SECONDS, FAILURE } from '../src/run/wire';
 import type { PayloadStore } from '../src/store/payload-store';
 import type { AnswerSchema } from '../src/tasks/answer-schema';
 import { type TaskRef, taskIdOf } from '../src/tasks/declarative/schema';
@@ -86,10 +88,12 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       { attempt: ctx.info.attempt, samples: step.samples },
     );
     observed.lostBefore(lostJustBefore(ctx.info.heartbeatDetails, ctx.info.attempt));
-    const details: AttemptDetails = { attempt: ctx.info.attempt, faults: earlier };
+    // What an earlier attempt received is kept: this one asks only for the samples still missing (decision 90).
+    const progress = progressFrom((ctx.info.heartbeatDetails as Partial<AttemptDetails> | undefined)?.progress);
+    const details: AttemptDetails = { attempt: ctx.info.attempt, faults: earlier, ...(progress ? { progress } : {}) };
     // No beat at the start: most calls end before the first interval, and each beat costs a server write.
     // An attempt lost before its first beat is still accounted for (see `faultsBefore`).
-    const heartbeat = setInterval(() => ctx.heartbeat(details), every);
+    const heartbeat = setInterval(() => ctx.heartbeat({ ...details }), every);
     const request = {
       model: step.llm.model,
       messages,
@@ -128,21 +132,30 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
         details.received = received;
         if (Date.now() - lastBeat < 1000) return;
         lastBeat = Date.now();
-        ctx.heartbeat(details);
+        ctx.heartbeat({ ...details });
       };
       const completion = await llm.complete({
         ...request,
         signal: ctx.cancellationSignal,
         onTokens,
+        patience: { giveUpAfterMs: (step.llm.giveUpSeconds ?? DEFAULT_GIVE_UP_SECONDS) * 1000 },
+        requestTimeoutMs: requestTimeoutMs(step),
+        ...(progress ? { progress } : {}),
+        // Each answered request is beaten at once: a worker lost now loses none of it.
+        onProgress: (now) => {
+          details.progress = now;
+          ctx.heartbeat({ ...details });
+        },
         // Steps recorded before the setting existed leave it to the client's default.
         ...(step.llm.stallSeconds !== undefined ? { stallMs: step.llm.stallSeconds * 1000 } : {}),
       });
+      const { refusals, resumed, ...answer } = completion;
       const costUsd = costOf(completion.usage, step.llm.pricing);
       const latencyMs = Date.now() - started;
       observed.answered({ usage: completion.usage, costUsd, latencyMs, answeredBy: completion.model });
-      if (key) await cache!.put(key, completion);
+      if (key) await cache!.put(key, answer);
       return {
-        completion,
+        completion: answer,
         usage: completion.usage,
         costUsd,
         model: completion.model,
@@ -151,6 +164,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
         finishedAt: Date.now(),
         attempt: ctx.info.attempt,
         ...(earlier.length ? { faults: earlier } : {}),
+        ...(refusals ? { refused: refusals } : {}),
+        ...(resumed ? { resumed } : {}),
       };
     } catch (error) {
       if (ctx.cancellationSignal.aborted) {
@@ -164,6 +179,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
         attempt: ctx.info.attempt,
         faults: [...earlier, `attempt ${ctx.info.attempt}: ${clip(failure.message)}`],
         failed: true,
+        ...(details.progress ? { progress: details.progress } : {}),
       } satisfies AttemptDetails);
       throw failure;
     } finally {
@@ -357,6 +373,17 @@ interface AttemptDetails {
   received?: number;
   /** Set by an attempt that failed with a fault; an attempt that left no such mark ended without answering. */
   failed?: true;
+  /** The requests answered so far, kept for the next attempt (decision 90). */
+  progress?: CallProgress;
+}
+
+/**
+ * How long one request may take: the call's timeout, grown with the tokens the request may
+ * generate at `llm.minTokensPerSecond` (a request asks for all the call's samples at most).
+ */
+function requestTimeoutMs({ samples, llm }: Pick<LlmStep, 'samples' | 'llm'>): number {
+  const generating = llm.maxTokens && llm.minTokensPerSecond ? (samples * llm.maxTokens) / llm.minTokensPerSecond : 0;
+  return Math.ceil(Math.max(llm.timeoutSeconds, generating) * 1000);
 }
 
 /**
@@ -385,6 +412,14 @@ function lostJustBefore(details: unknown, attempt: number): number {
 
 /** The failure a fault becomes, with the fault as classified. */
 function toFailure(error: unknown, baseURL: string, apiKey: string): { failure: ApplicationFailure; fault: LlmFault } {
+  // The endpoint refused a request for the whole of llm.giveUpSeconds: another attempt would only wait as long again.
+  if (error instanceof ProviderGaveUpError) {
+    const message = redact(`gave up on ${baseURL}: ${error.message}`, apiKey);
+    return {
+      failure: ApplicationFailure.create({ message, type: FAILURE.llmUnavailable, nonRetryable: true, details: [error.refusals] }),
+      fault: { retryable: true, kind: 'unexpected', message },
+    };
+  }
   const classified = classifyLlmError(error, baseURL);
   // Some endpoints echo the key they rejected; the message goes into history and logs, the key must not.
   const fault = { ...classified, message: redact(classified.message, apiKey) };

@@ -1,5 +1,6 @@
 import type { AnswerReview, ReviewDecision } from '../src/documents/types';
 import type { ThoughtState, Usage } from '../src/grs/types';
+import type { Refusals } from '../src/llm/patience';
 import type { LlmSettings, RunRequest } from '../src/run/request';
 import type { StoredRef } from '../src/store/payload-store';
 import type { TaskRef } from '../src/tasks/declarative/schema';
@@ -57,6 +58,10 @@ export interface CallReport {
   attempt: number;
   /** Why each earlier attempt failed, oldest first; absent when the first attempt succeeded. */
   faults?: string[];
+  /** Requests of this attempt refused and sent again within the call, and the wait that cost (decision 90). */
+  refused?: Refusals;
+  /** Samples an earlier attempt had received, kept rather than asked for again. */
+  resumed?: number;
 }
 
 /** A thought an LLM step made, with the local checks it was asked for (`LlmStep.checks`). */

@@ -170,12 +170,25 @@ describe('activities in a mock activity environment', () => {
       expect(failure.message).not.toContain(API_KEY);
     });
 
-    it("fails a rate-limited request (429) as retryable after the endpoint's Retry-After", async () => {
-      llm.reply({ status: 429, message: 'slow down', headers: { 'retry-after': '7' } });
-      const failure = await failureOf(callLlm(sortStep()));
-      expect(failure.type).toBe(FAILURE.llmRateLimited);
-      expect(failure.nonRetryable).toBe(false);
-      expect(failure.nextRetryDelay).toBe(7_000);
+    it("sends a rate-limited request (429) again inside the call after the endpoint's Retry-After, and says so", async () => {
+      llm.reply({ status: 429, message: 'slow down', headers: { 'retry-after': '0.4' } }, { choices: [{ content: '[1, 2, 3]' }] });
+      const started = Date.now();
+      const result = await callLlm(sortStep());
+      expect(Date.now() - started).toBeGreaterThanOrEqual(380);
+      expect(llm.requests).toHaveLength(2);
+      expect(result.attempt).toBe(1);
+      expect(result.refused).toEqual({ requests: 1, byKind: { '429': 1 }, waitedMs: 400 });
+      expect(thoughtsOf(result)).toHaveLength(1);
+    });
+
+    it('gives up when a request is refused for llm.giveUpSeconds straight, naming the counts, and not to be retried', async () => {
+      // No reply queued: the endpoint answers every request with a 500.
+      const failure = await failureOf(callLlm(sortStep({ llm: LlmSettings.parse({ giveUpSeconds: 0.5 }) })));
+      expect(failure.type).toBe(FAILURE.llmUnavailable);
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toMatch(/gave up on http:.*refused or failed for 1 s without a break.*refused \d+ times \(\d+ × 500\)/);
+      expect(llm.requests.length).toBeGreaterThanOrEqual(2);
+      expect(llm.requests.length).toBeLessThan(8);
     });
 
     it('aborts the HTTP call when the activity is cancelled', async () => {
@@ -220,9 +233,9 @@ describe('activities in a mock activity environment', () => {
       const environment = env({ attempt: 2, heartbeatDetails: { attempt: 1, faults: ['attempt 1: reset'], failed: true } });
       const beats: unknown[] = [];
       environment.on('heartbeat', (details: unknown) => beats.push(details));
-      llm.reply({ status: 503, message: 'overloaded' });
+      llm.reply({ status: 401, message: 'bad key' });
       await failureOf(callLlm(sortStep(), environment));
-      expect(beats.at(-1)).toEqual({ attempt: 2, faults: ['attempt 1: reset', expect.stringMatching(/^attempt 2: .*503/)], failed: true });
+      expect(beats.at(-1)).toEqual({ attempt: 2, faults: ['attempt 1: reset', expect.stringMatching(/^attempt 2: .*401/)], failed: true });
     });
 
     it('serves a repeated call from the response cache: no request, no usage, no cost', async () => {

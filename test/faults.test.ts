@@ -17,7 +17,7 @@ import { sortPrompt } from '../src/tasks/sorting/prompts';
 import { eventually, failureOf, graphFacts, retryGap } from './support/faults';
 import { type Harness, startHarness } from './support/harness';
 
-/** Per-attempt timeout of the runs here: a slow answer beyond it is given up and retried. */
+/** Per-request timeout of the runs here: a slow answer beyond it is given up and its request sent again. */
 const TIMEOUT_SECONDS = 2;
 const SENTINEL = sortingTask.noAnswerScore;
 
@@ -197,44 +197,51 @@ describe('runs on Temporal against a faulty endpoint', () => {
     console.info(`429 with Retry-After: 3 → the retry came ${gap} ms later`);
     expect(gap).toBeGreaterThanOrEqual(2_500);
     expect(gap).toBeLessThan(4_500);
-    expect(splitCall(result).attempt).toBe(2);
-    expect(splitCall(result).faults).toEqual([expect.stringMatching(/^attempt 1: rate limited by http:\/\/127\.0\.0\.1:\d+\/v1 \(429\)/)]);
+    // Sent again inside the call (decision 90): the call's first attempt answered, the refusal and its wait recorded.
+    expect(splitCall(result).attempt).toBe(1);
+    expect(splitCall(result).faults).toBeUndefined();
+    expect(splitCall(result).refused).toMatchObject({ requests: 1, byKind: { '429': 1 } });
+    expect(splitCall(result).refused!.waitedMs).toBeGreaterThanOrEqual(3_000);
     expectSameAsClean(result);
   });
 
-  it('falls back to the fixed backoff (1 s) for a 429 without Retry-After', async () => {
+  it('falls back to the jittered backoff (0.5-1 s the first time) for a 429 without Retry-After', async () => {
     h.llm.injectFaults([{ status: 429 }]);
     const result = await run(sortingRun('got', 32));
     const gap = retryGap(h.llm.requestLog(), 'sorting.split', '429');
-    expect(gap).toBeGreaterThanOrEqual(800);
+    expect(gap).toBeGreaterThanOrEqual(450);
     expect(gap).toBeLessThan(2_500);
-    expect(splitCall(result).attempt).toBe(2);
+    expect(splitCall(result).attempt).toBe(1);
+    expect(splitCall(result).refused).toMatchObject({ requests: 1, byKind: { '429': 1 } });
   });
 
-  it.each([[{ status: 500 }], [{ status: 502 }], [{ status: 503 }], [{ kind: 'reset' }], [{ kind: 'garbage' }]] as [SimFault][])(
-    'retries %j and completes with the fault-free result',
-    async (fault) => {
-      h.llm.injectFaults([fault]);
-      const result = await run(sortingRun('got', 32));
-      expect(h.llm.pendingFaults()).toBe(0);
-      expect(Object.values(h.llm.stats().faults)).toEqual([1]);
-      // The GRS records that the split's call needed a second attempt.
-      expect(splitCall(result).attempt).toBe(2);
-      expect(splitCall(result).faults).toEqual([expect.stringMatching(new RegExp(`^attempt 1: .*${h.llm.baseURL}`))]);
-      expect(result.grs.calls.filter((c) => c.attempt > 1)).toHaveLength(1);
-      expectSameAsClean(result);
-    },
-  );
+  it.each([
+    [{ status: 500 }, '500'],
+    [{ status: 502 }, '502'],
+    [{ status: 503 }, '503'],
+    [{ kind: 'reset' }, 'connection'],
+    [{ kind: 'garbage' }, 'malformed'],
+  ] as [SimFault, string][])('retries %j inside the call and completes with the fault-free result', async (fault, label) => {
+    h.llm.injectFaults([fault]);
+    const result = await run(sortingRun('got', 32));
+    expect(h.llm.pendingFaults()).toBe(0);
+    expect(Object.values(h.llm.stats().faults)).toEqual([1]);
+    // The GRS records that the split's request was refused once and sent again, within its first attempt.
+    expect(splitCall(result).refused).toMatchObject({ requests: 1, byKind: { [label]: 1 } });
+    expect(result.grs.calls.filter((c) => c.refused)).toHaveLength(1);
+    expect(result.grs.calls.every((c) => c.attempt === 1)).toBe(true);
+    expectSameAsClean(result);
+  });
 
-  it('times out an answer slower than the call timeout and retries it', async () => {
+  it('times out an answer slower than the request timeout and sends the request again', async () => {
     h.llm.injectFaults([{ kind: 'slow', delayMs: 60_000 }]);
     const result = await run(sortingRun('got', 32));
     const gap = retryGap(h.llm.requestLog(), 'sorting.split', 'slow');
-    // The attempt is given up at the timeout, then retried after the 1 s backoff: far sooner than the slow answer.
+    // The request is given up at its timeout, then sent again after the backoff: far sooner than the slow answer.
     expect(gap).toBeGreaterThanOrEqual(TIMEOUT_SECONDS * 1000);
     expect(gap).toBeLessThan(TIMEOUT_SECONDS * 1000 + 5_000);
-    expect(splitCall(result).attempt).toBe(2);
-    expect(splitCall(result).faults).toEqual(['attempt 1: no answer before the call timed out (or its worker was lost)']);
+    expect(splitCall(result).attempt).toBe(1);
+    expect(splitCall(result).refused).toMatchObject({ requests: 1, byKind: { timeout: 1 } });
     expectSameAsClean(result);
     // The timed-out attempt's HTTP request is abandoned by the worker, never answered.
     const slow = await eventually(
@@ -337,10 +344,11 @@ describe('a run against an endpoint that faults at random', () => {
     expect(Object.keys(stats.faults)).toEqual(expect.arrayContaining(['429', 'reset', 'slow', 'garbage']));
     expect(Object.keys(stats.faults).some((k) => /^5\d\d$/.test(k))).toBe(true);
     expect(stats.requests).toBe(cleanStats.requests + faults);
-    const retried = faulty.grs.calls.filter((c) => c.attempt > 1);
-    expect(retried.length).toBeGreaterThan(0);
-    expect(retried.reduce((sum, c) => sum + c.attempt - 1, 0)).toBe(faults);
-    for (const c of retried) expect(c.faults).toHaveLength(c.attempt - 1);
+    // Each refused request was sent again inside its call: no call needed a second attempt, and the GRS counts every refusal.
+    expect(faulty.grs.calls.every((c) => c.attempt === 1)).toBe(true);
+    const refused = faulty.grs.calls.filter((c) => c.refused);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.reduce((sum, c) => sum + c.refused!.requests, 0)).toBe(faults);
     // Nothing answered was paid twice: the same answers, the same tokens.
     expect(stats.completions).toBe(cleanStats.completions);
     expect(faulty.grs.totals).toEqual(clean.grs.totals);

@@ -29,6 +29,7 @@ import { beforeFastSteps } from './paths/before-fast-steps';
 import { claimCheck } from './paths/claim-check';
 import { fastSteps } from './paths/fast-steps';
 import { partsInChildren } from './paths/parts-in-children';
+import { patientCalls } from './paths/patient-calls';
 import { reaskUnusable } from './paths/reask-unusable';
 import { samplesTogether } from './paths/samples-together';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
@@ -53,9 +54,11 @@ const { grsReplay } = proxySinks<GrsReplaySinks>();
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   // The one place a run's generation is chosen: retiring a patch deletes its path's file.
-  const path = patched(PATCH.partsInChildren)
-    ? partsInChildren
-    : patched(PATCH.samplesTogether)
+  const path = patched(PATCH.patientCalls)
+    ? patientCalls
+    : patched(PATCH.partsInChildren)
+      ? partsInChildren
+      : patched(PATCH.samplesTogether)
       ? samplesTogether
       : patched(PATCH.answerReview)
         ? answerReview
@@ -95,7 +98,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   const task = taskIdOf(request.task);
   runStarted(task);
   const grs = recorderFor(request, analyzed);
-  const llmOptions = llmOptionsOf(request);
+  const llmOptions = llmOptionsOf(request, path);
   const graph = new RunGraph(analyzed);
   const ctx: RunContext = {
     request,

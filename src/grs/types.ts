@@ -62,6 +62,15 @@ export const LlmCall = z.object({
   reask: z.number().int().min(1).optional(),
   /** Why each earlier attempt failed, oldest first ("attempt 1: rate limited by ... (429): ..."); absent when the first attempt succeeded. */
   faults: z.array(z.string()).optional(),
+  /**
+   * Requests of the successful attempt that the endpoint refused (or that failed) and that were sent
+   * again within the call: how many, per status or kind, and the time spent waiting (decision 90).
+   */
+  refused: z
+    .object({ requests: z.number().int().min(0), byKind: z.record(z.string(), z.number().int().min(0)), waitedMs: z.number().min(0) })
+    .optional(),
+  /** Samples received by an earlier attempt and kept, not asked for (or paid for) again. */
+  resumed: z.number().int().min(1).optional(),
 });
 export type LlmCall = z.infer<typeof LlmCall>;
 

@@ -5,8 +5,10 @@ import { DEFAULT_STALL_SECONDS } from '../run/wire';
 import { type AnswerSchema, hasLengthBounds, type JsonSchema, withoutLengthBounds } from '../tasks/answer-schema';
 import type { ChatMessage } from '../tasks/task';
 import { chatPromptTokens, estimateUsage, splitReasoning } from './answers';
-import { LlmResponseError, LlmStalledError, retryAfterMs } from './errors';
+import { type AnsweredRequest, type CallProgress, gathered, nextRound, samplesIn, unanswered } from './call-progress';
+import { classifyLlmError, LlmResponseError, LlmStalledError, retryAfterMs } from './errors';
 import { createLlmFetch } from './http';
+import { noRefusals, type Patience, patiently, type Refusals } from './patience';
 import { type CallLimiter, RateLimiter, type RateLimits } from './rate-limit';
 
 export interface LlmEndpoint {
@@ -48,6 +50,14 @@ export interface CompletionRequest {
    * request, served in parallel by the endpoint) instead of one request with `n = samples`.
    */
   oneSamplePerRequest?: boolean;
+  /** Retry each refused request inside the call until it has been refused this long (decision 90); without it, the first fault ends the call. */
+  patience?: Patience;
+  /** What an earlier attempt of this call received: only the samples still missing are asked for. */
+  progress?: CallProgress;
+  /** Called with what the call has received each time a request answers (the activity heartbeats it). */
+  onProgress?: (progress: CallProgress) => void;
+  /** A request that is not streamed and has not answered in this long is given up (and, with patience, sent again). */
+  requestTimeoutMs?: number;
 }
 
 export interface Completion {
@@ -59,6 +69,10 @@ export interface Completion {
   usage: Usage;
   model: string;
   requests: number;
+  /** The requests refused and sent again within the call, and the time that cost (absent when none was). */
+  refusals?: Refusals;
+  /** Samples taken from an earlier attempt's progress rather than asked for again. */
+  resumed?: number;
 }
 
 /**
@@ -123,52 +137,35 @@ export class LlmClient {
   }
 
   private async request(req: CompletionRequest): Promise<Completion> {
-    const out: Completion = {
-      texts: [],
-      reasoning: [],
-      finishReasons: [],
-      usage: { promptTokens: 0, completionTokens: 0 },
-      model: req.model,
-      requests: 0,
-    };
-    const unreported: string[] = [];
-    let unreportedRequests = 0;
-    while (out.texts.length < req.samples) {
-      const missing = req.samples - out.texts.length;
+    // A resumed call starts from what an earlier attempt received (a copy: the caller's stays as it was).
+    const progress: CallProgress = req.progress ? structuredClone(req.progress) : { answered: [] };
+    const resumed = samplesIn(progress);
+    const refusals = noRefusals();
+    while (samplesIn(progress) < req.samples) {
       // Without `n` (or asked so) the missing samples go as that many requests at once, not one after another.
       const oneEach = req.oneSamplePerRequest || !this.endpoint.supportsN || this.quirksOf(req.model).oneSamplePerRequest;
-      const responses = await this.askAll(req, oneEach ? missing : 1, oneEach ? 1 : missing, req.seed + out.requests);
-      for (const response of responses) {
-        // A proxy's error page or a cut-off body can arrive as a 200: it is a fault to retry, not an answer.
-        if (!isChatCompletion(response))
-          throw new LlmResponseError(`expected a chat completion, got ${this.quoteBodies ? describe(response) : shapeOf(response)}`);
-        out.requests += 1;
-        out.model = response.model || req.model;
-        // Some compatible servers leave out `index`; their order is then the list's.
-        const choices = response.choices
-          .map((choice, position) => ({ choice, at: typeof choice.index === 'number' ? choice.index : position }))
-          .sort((a, b) => a.at - b.at)
-          .map((c) => c.choice)
-          .slice(0, req.samples - out.texts.length);
-        if (choices.length === 0) throw new LlmResponseError('the completion has no choices');
-        for (const choice of choices) {
-          const message = (choice.message ?? {}) as { content?: string | null; reasoning_content?: unknown; reasoning?: unknown };
-          const { answer, reasoning } = splitReasoning(message.content ?? '', message.reasoning_content ?? message.reasoning);
-          out.texts.push(answer);
-          out.reasoning.push(reasoning);
-          out.finishReasons.push(choice.finish_reason ?? 'unknown');
-          if (!response.usage)
-            unreported.push(message.content ?? '', reasoning && !(message.content ?? '').includes(reasoning) ? reasoning : '');
-        }
-        if (response.usage) {
-          out.usage.promptTokens += response.usage.prompt_tokens ?? 0;
-          out.usage.completionTokens += response.usage.completion_tokens ?? 0;
-        } else unreportedRequests += 1;
-      }
+      progress.round ??= nextRound(progress, req.seed, req.samples - samplesIn(progress), oneEach);
+      const n = progress.round.n;
+      await this.askAll(req, unanswered(progress), n, refusals, (seed, response) => {
+        progress.answered.push(answeredRequest(seed, response, req.model));
+        req.onProgress?.(progress);
+      });
+      progress.round = undefined;
     }
+    const got = gathered(progress, req.samples, req.model);
+    const out: Completion = {
+      texts: got.texts,
+      reasoning: got.reasoning,
+      finishReasons: got.finishReasons,
+      usage: got.usage,
+      model: got.model,
+      requests: got.requests,
+      ...(refusals.requests ? { refusals } : {}),
+      ...(resumed ? { resumed } : {}),
+    };
     // An endpoint that reports no usage would make every call free and no budget would ever stop a run.
-    if (unreportedRequests) {
-      const counted = await estimateUsage(req.messages, unreportedRequests, unreported);
+    if (got.unreportedRequests) {
+      const counted = await estimateUsage(req.messages, got.unreportedRequests, got.unreported);
       out.usage = {
         promptTokens: out.usage.promptTokens + counted.promptTokens,
         completionTokens: out.usage.completionTokens + counted.completionTokens,
@@ -179,36 +176,59 @@ export class LlmClient {
   }
 
   /**
-   * `count` requests of `n` samples each, sent together, seeds `seed`, `seed + 1`, ... (what the same
-   * requests one after another would use). All are awaited before a failure is thrown, so none is left
-   * running unseen once the call has ended; a stream's token count is their sum.
+   * One request per seed, `n` samples each, sent together; each answer is handed to `answered` as it
+   * comes. With `req.patience` a refused request is sent again on its own (decision 90); all are
+   * awaited before a failure is thrown, so none is left running unseen once the call has ended; a
+   * stream's token count is their sum.
    */
-  private async askAll(req: CompletionRequest, count: number, n: number, seed: number): Promise<OpenAI.ChatCompletion[]> {
-    if (count === 1) return [await this.ask(req, n, seed)];
-    // Every request listens on the call's one signal (the activity's cancellation): `count` listeners
+  private async askAll(
+    req: CompletionRequest,
+    seeds: number[],
+    n: number,
+    refusals: Refusals,
+    answered: (seed: number, response: OpenAI.ChatCompletion) => void,
+  ): Promise<void> {
+    // Every request listens on the call's one signal (the activity's cancellation): that many listeners
     // at once are the design, not a leak, so Node is told to expect them rather than warn.
-    if (req.signal) setMaxListeners(Math.max(getMaxListeners(req.signal), LISTENERS_PER_REQUEST * count + 10), req.signal);
-    const received = new Array<number>(count).fill(0);
-    const settled = await Promise.allSettled(
-      received.map((_, i) =>
-        this.ask(
-          req.onTokens
-            ? {
-                ...req,
-                onTokens: (tokens) => {
-                  received[i] = tokens;
-                  req.onTokens!(received.reduce((a, b) => a + b, 0));
-                },
-              }
-            : req,
-          n,
-          seed + i,
-        ),
-      ),
-    );
+    if (req.signal && seeds.length > 1)
+      setMaxListeners(Math.max(getMaxListeners(req.signal), LISTENERS_PER_REQUEST * seeds.length + 10), req.signal);
+    const received = new Array<number>(seeds.length).fill(0);
+    const one = async (seed: number, i: number) => {
+      const asked =
+        req.onTokens && seeds.length > 1
+          ? {
+              ...req,
+              onTokens: (tokens: number) => {
+                received[i] = tokens;
+                req.onTokens!(received.reduce((a, b) => a + b, 0));
+              },
+            }
+          : req;
+      const send = () => this.ask(asked, n, seed).then((r) => this.checked(r));
+      const response = req.patience
+        ? await patiently(send, req.patience, refusals, {
+            classify: (e) => classifyLlmError(e, this.endpoint.baseURL),
+            // A refusal pauses every call the limiter holds until the provider's Retry-After, not just this request.
+            refused: (fault, waitMs) => {
+              if (fault.kind === 'rate-limited') this.limiter.refused(waitMs);
+            },
+            beforeRetry: () => (this.limiter.limited ? this.limiter.acquire(0, req.signal, 1) : Promise.resolve()),
+            ...(req.signal ? { signal: req.signal } : {}),
+          })
+        : await send();
+      answered(seed, response);
+    };
+    const settled = await Promise.allSettled(seeds.map(one));
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    return settled.map((r) => (r as PromiseFulfilledResult<OpenAI.ChatCompletion>).value);
+  }
+
+  /** A proxy's error page or a cut-off body can arrive as a 200: it is a fault to retry, not an answer. */
+  private checked(response: unknown): OpenAI.ChatCompletion {
+    if (!isChatCompletion(response))
+      throw new LlmResponseError(`expected a chat completion, got ${this.quoteBodies ? describe(response) : shapeOf(response)}`);
+    if (response.choices.length === 0) throw new LlmResponseError('the completion has no choices');
+    return response;
   }
 
   /** What this endpoint has refused of a model so far: learnt from its 400s, kept for the worker's life. */
@@ -265,7 +285,10 @@ export class LlmClient {
       try {
         return this.endpoint.stream
           ? await this.streamed(body, req)
-          : await this.openai.chat.completions.create(body, { signal: req.signal });
+          : await this.openai.chat.completions.create(body, {
+              signal: req.signal,
+              ...(req.requestTimeoutMs ? { timeout: req.requestTimeoutMs } : {}),
+            });
       } catch (e) {
         // The JSON parser's message quotes the body's first characters.
         if (e instanceof SyntaxError && !this.quoteBodies) throw new LlmResponseError('a body that is not JSON');
@@ -397,6 +420,30 @@ function refusedParameter(
   if (/\btemperature\b/.test(message)) return 'temperature';
   if (/['"`]n['"`]|\bn\s*(=|>|must)|\bn parameter\b|multiple (choices|completions)/.test(message)) return 'n';
   return undefined;
+}
+
+/** What a call keeps of an answered request: its choices in index order, reasoning apart, and its usage or the texts to count. */
+function answeredRequest(seed: number, response: OpenAI.ChatCompletion, model: string): AnsweredRequest {
+  // Some compatible servers leave out `index`; their order is then the list's.
+  const choices = response.choices
+    .map((choice, position) => ({ choice, at: typeof choice.index === 'number' ? choice.index : position }))
+    .sort((a, b) => a.at - b.at)
+    .map((c) => c.choice);
+  const unreported: string[] = [];
+  const kept = choices.map((choice) => {
+    const message = (choice.message ?? {}) as { content?: string | null; reasoning_content?: unknown; reasoning?: unknown };
+    const { answer, reasoning } = splitReasoning(message.content ?? '', message.reasoning_content ?? message.reasoning);
+    if (!response.usage) unreported.push(message.content ?? '', reasoning && !(message.content ?? '').includes(reasoning) ? reasoning : '');
+    return { text: answer, ...(reasoning !== undefined ? { reasoning } : {}), finish: choice.finish_reason ?? 'unknown' };
+  });
+  return {
+    seed,
+    model: response.model || model,
+    choices: kept,
+    ...(response.usage
+      ? { usage: { promptTokens: response.usage.prompt_tokens ?? 0, completionTokens: response.usage.completion_tokens ?? 0 } }
+      : { unreported }),
+  };
 }
 
 /** The shape `complete` relies on; openai hands back whatever the body was (a string for a non-JSON content type). */

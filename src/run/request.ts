@@ -8,6 +8,7 @@ import {
   DEFAULT_PRICING,
   DEFAULT_REASK,
   DEFAULT_REVIEW_TIMEOUT_SECONDS,
+  DEFAULT_GIVE_UP_SECONDS,
   DEFAULT_STALL_SECONDS,
   DEFAULT_STRUCTURED_OUTPUT,
   MAX_CHILD_MAX_CALLS,
@@ -37,7 +38,11 @@ export const LlmSettings = z.strictObject({
    */
   contextTokens: z.number().int().positive().max(100_000_000).optional(),
   pricing: Pricing.default({ ...DEFAULT_PRICING }),
-  /** Per-attempt timeout of one LLM call. */
+  /**
+   * How long one request of an LLM call may take to answer (a streamed one: to finish) before it
+   * is given up and sent again; with `maxTokens` it grows with the tokens the request may generate.
+   * Runs started before contract 1.17.0 used it as the timeout of a whole attempt of the call.
+   */
   timeoutSeconds: z.number().positive().max(3600).default(120),
   /**
    * The slowest generation a call allows for: with `maxTokens` set, a call's timeout grows to
@@ -46,6 +51,12 @@ export const LlmSettings = z.strictObject({
   minTokensPerSecond: z.number().positive().max(10_000).default(5),
   /** A streamed answer (endpoints that stream) that sends nothing this long is given up and asked again. */
   stallSeconds: z.number().positive().max(3600).default(DEFAULT_STALL_SECONDS),
+  /**
+   * A request refused or failing this long without a break (429s, 5xx, timeouts, dropped
+   * connections) ends its call and the run, saying what was refused; until then each refused request
+   * is sent again on its own inside the call, and the samples already answered are kept (decision 90).
+   */
+  giveUpSeconds: z.number().positive().max(86_400).default(DEFAULT_GIVE_UP_SECONDS),
   /** A call whose worker stops heartbeating this long is retried elsewhere (how a crashed worker is noticed). */
   heartbeatSeconds: z.number().positive().max(600).default(30),
   /**

@@ -105,6 +105,8 @@ export const PATCH = {
   samplesTogether: 'samples-together',
   /** A forEach whose parts may make more LLM calls than one history should hold runs them in child workflows (decision 71). */
   partsInChildren: 'parts-in-children',
+  /** An LLM call retries its refused requests itself and is ended by them and its heartbeats, not by a timeout of the attempt (decision 90). */
+  patientCalls: 'patient-calls',
 } as const;
 
 /**
@@ -133,6 +135,20 @@ export const DEFAULT_REVIEW_TIMEOUT_SECONDS = 7 * 24 * 3600;
 
 /** How long a streamed answer may send nothing before it is given up as stalled (`llm.stallSeconds`). */
 export const DEFAULT_STALL_SECONDS = 60;
+
+/**
+ * How long one request of an LLM call may be refused or fail without a break (429s, 5xx, timeouts)
+ * before the call gives up (`llm.giveUpSeconds`): until then each refused request is sent again on
+ * its own, inside the call (decision 90). Minutes, since a busy account refuses for seconds at a time.
+ */
+export const DEFAULT_GIVE_UP_SECONDS = 600;
+
+/**
+ * The longest one attempt of an LLM call may run (runs since the `patient-calls` patch): only a
+ * safety net, since each request is ended by its own timeout or stall and by `llm.giveUpSeconds`,
+ * and a lost worker by the heartbeat timeout. A slow answer that keeps coming is never cut before.
+ */
+export const CALL_CEILING_SECONDS = 6 * 3600;
 
 /**
  * A run is stuck once its current workflow task has failed or timed out this many times in a row

@@ -101,8 +101,8 @@ export interface SimFaultRates {
 }
 
 export interface SimFaultRateOptions {
-  /** Retry-After of a random 429, in seconds (default 1). */
-  retryAfterSeconds?: number;
+  /** Retry-After of a random 429, in seconds (default 1); a pair draws it uniformly from that range, to the tenth of a second. */
+  retryAfterSeconds?: number | [number, number];
   /** Delay of a random slow answer (default 60 s). */
   slowMs?: number;
   /** Statuses a random server error picks from (default 500, 502, 503). */
@@ -179,8 +179,11 @@ export class FaultPlan {
 
   private make(name: (typeof RATE_ORDER)[number]): SimFault {
     switch (name) {
-      case 'rateLimited':
-        return { status: 429, retryAfterSeconds: this.options.retryAfterSeconds ?? 1 };
+      case 'rateLimited': {
+        const after = this.options.retryAfterSeconds ?? 1;
+        if (typeof after === 'number') return { status: 429, retryAfterSeconds: after };
+        return { status: 429, retryAfterSeconds: Math.round((after[0] + this.random() * (after[1] - after[0])) * 10) / 10 };
+      }
       case 'serverError': {
         const statuses = this.options.serverErrorStatuses ?? [500, 502, 503];
         return { status: statuses[Math.floor(this.random() * statuses.length)]! };

@@ -88,6 +88,11 @@ export interface SimLlmOptions {
    * plus `n` × its max tokens, as the engine's client estimates a call) gets a 429 with Retry-After.
    */
   limits?: RateLimits;
+  /**
+   * The most choices one request may ask for: a request with a larger `n` is refused with a 400
+   * naming `n`, as providers and reasoning models that serve one choice per request do.
+   */
+  maxChoices?: number;
 }
 
 export interface SimLlmStats {
@@ -180,6 +185,7 @@ class RequestError extends Error {
     readonly type = 'invalid_request_error',
     readonly headers: Record<string, string> = {},
     readonly code: string | null = null,
+    readonly param: string | null = null,
   ) {
     super(message);
   }
@@ -421,6 +427,8 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
         return;
       }
       const body = parseBody(raw);
+      if (opts.maxChoices !== undefined && (body.n ?? 1) > opts.maxChoices)
+        throw new RequestError(400, `'n' above ${opts.maxChoices} is not supported by this model.`, 'invalid_request_error', {}, null, 'n');
       const { encode } = await loadTokenizer();
       const prompt = promptTokens(body.messages, encode);
       settle = charge(record, prompt + (body.n ?? 1) * (body.max_completion_tokens ?? body.max_tokens ?? prompt));
@@ -462,8 +470,9 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
       const type = err instanceof RequestError ? err.type : 'server_error';
       const headers = err instanceof RequestError ? err.headers : {};
       const code = err instanceof RequestError ? err.code : null;
+      const param = err instanceof RequestError ? err.param : null;
       if (!res.headersSent && !res.destroyed)
-        sendJson(res, status, { error: { message: String((err as Error)?.message ?? err), type, param: null, code } }, headers);
+        sendJson(res, status, { error: { message: String((err as Error)?.message ?? err), type, param, code } }, headers);
     });
   });
   await new Promise<void>((resolve, reject) => {

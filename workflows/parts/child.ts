@@ -1,8 +1,9 @@
-import { proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { GotActivities } from '../../activities';
 import { type AnalyzedGoO, structureOf } from '../../src/goo/graph';
 import { type GrsFact, GrsRecorder } from '../../src/grs/recorder';
 import { PAYLOAD_LIMITS } from '../../src/run/footprint';
+import { PATCH } from '../../src/run/wire';
 import { taskIdOf } from '../../src/tasks/task-ref';
 import { LOCAL_STEP_OPTIONS, llmOptionsOf } from '../activity-options';
 import { CallSlots } from '../call-slots';
@@ -11,6 +12,7 @@ import { grsQuery, progressQuery } from '../definitions';
 import { rootCause } from '../failures';
 import { HumanScoring } from '../human-scores';
 import { partsInChildren } from '../paths/parts-in-children';
+import { patientCalls } from '../paths/patient-calls';
 import { progressOf } from '../progress';
 import { RunGraph } from '../run-graph';
 import { Scheduler } from '../scheduler';
@@ -36,7 +38,9 @@ export async function graphParts(input: PartsInput): Promise<PartsResult> {
 
   const analyzed = analyzedOf(input);
   const graph = new RunGraph(analyzed, input.starts);
-  const llmOptions = llmOptionsOf(input.request);
+  // A child started since the patch calls as its run does (decision 90); an older child keeps its generation.
+  const path = patched(PATCH.patientCalls) ? patientCalls : partsInChildren;
+  const llmOptions = llmOptionsOf(input.request, path);
   const ctx: RunContext = {
     request: input.request,
     analyzed,
@@ -44,7 +48,7 @@ export async function graphParts(input: PartsInput): Promise<PartsResult> {
     grs,
     root: input.thoughts[0]!,
     problem: input.problem,
-    path: partsInChildren,
+    path,
     humans: new HumanScoring(),
     llm: proxyActivities<GotActivities>(llmOptions),
     llmOptions,

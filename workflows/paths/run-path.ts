@@ -53,4 +53,9 @@ export interface RunPath {
   readonly samplesInOneCall?: boolean;
   /** A forEach whose parts may make more than `children.maxCalls` LLM calls runs them in child workflows (decision 71). */
   readonly runsPartsInChildren?: boolean;
+  /**
+   * An LLM call's attempt is ended by its requests (each one's timeout or stall, `llm.giveUpSeconds`
+   * of refusals) and by its heartbeats, not by a start-to-close timeout of the call (decision 90).
+   */
+  readonly callsEndedByProgress?: boolean;
 }

@@ -174,6 +174,8 @@ export function recordCall(
     attempt: report.attempt,
     ...(report.cached ? { cached: true } : {}),
     ...(report.faults?.length ? { faults: report.faults } : {}),
+    ...(report.refused ? { refused: report.refused } : {}),
+    ...(report.resumed ? { resumed: report.resumed } : {}),
     ...(reask ? { reask } : {}),
   });
 }
@@ -185,7 +187,7 @@ export function recordCall(
 function callOptions(ctx: RunContext, summary: string, samples: number): ActivityOptions {
   const options = summarised(ctx.llmOptions, summary);
   const { maxTokens, minTokensPerSecond, timeoutSeconds } = ctx.request.llm;
-  if (!ctx.path.sizesTimeoutsByTokens || !maxTokens || !minTokensPerSecond) return options;
+  if (!ctx.path.sizesTimeoutsByTokens || ctx.path.callsEndedByProgress || !maxTokens || !minTokensPerSecond) return options;
   const generating = Math.ceil((samples * maxTokens) / minTokensPerSecond);
   return generating > timeoutSeconds ? { ...options, startToCloseTimeout: generating * 1000 } : options;
 }
