@@ -186,7 +186,7 @@ describe('activities in a mock activity environment', () => {
       const failure = await failureOf(callLlm(sortStep({ llm: LlmSettings.parse({ giveUpSeconds: 0.5 }) })));
       expect(failure.type).toBe(FAILURE.llmUnavailable);
       expect(failure.nonRetryable).toBe(true);
-      expect(failure.message).toMatch(/gave up on http:.*refused or failed for 1 s without a break.*refused \d+ times \(\d+ × 500\)/);
+      expect(failure.message).toMatch(/gave up on http:.*refused or failed for 0.5 s without a break.*refused \d+ times \(\d+ × 500\)/);
       expect(llm.requests.length).toBeGreaterThanOrEqual(2);
       expect(llm.requests.length).toBeLessThan(8);
     });
@@ -216,6 +216,28 @@ describe('activities in a mock activity environment', () => {
       expect(beats[0]).toEqual({ attempt: 3, faults: earlier });
       expect(result.attempt).toBe(3);
       expect(result.faults).toEqual(earlier);
+    });
+
+    it('asks only for the samples an earlier attempt did not receive, and pays only for those', async () => {
+      // Attempt 1 received the first of three one-sample requests (seed 42) before its worker was lost.
+      const progress = {
+        answered: [
+          { seed: 42, model: 'm', choices: [{ text: '[1, 2, 3]', finish: 'stop' }], usage: { promptTokens: 10, completionTokens: 5 } },
+        ],
+        round: { seeds: [42, 43, 44], n: 1 },
+      };
+      const environment = env({ attempt: 2, heartbeatDetails: { attempt: 1, faults: [], progress } });
+      llm.reply({ choices: [{ content: '[1, 3, 2]' }] }, { choices: [{ content: '[2, 1, 3]' }] });
+      const result = await callLlm(sortStep({ samples: 3, llm: LlmSettings.parse({ fanOut: 'perSample' }) }), environment);
+      expect(llm.requests.map((r) => r.body.seed).sort()).toEqual([43, 44]);
+      expect(result.resumed).toBe(1);
+      // The kept sample first, in seed order; its tokens were paid by attempt 1 and are counted once.
+      expect(result.answers.map((a) => a[0]!.state.list)).toEqual([
+        [1, 2, 3],
+        [1, 3, 2],
+        [2, 1, 3],
+      ]);
+      expect(result.usage).toEqual({ promptTokens: 30, completionTokens: 15 });
     });
 
     it('counts an attempt that left no fault behind as one that timed out', async () => {

@@ -59,16 +59,16 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     : patched(PATCH.partsInChildren)
       ? partsInChildren
       : patched(PATCH.samplesTogether)
-      ? samplesTogether
-      : patched(PATCH.answerReview)
-        ? answerReview
-        : patched(PATCH.claimCheck)
-          ? claimCheck
-          : patched(PATCH.reask)
-            ? reaskUnusable
-            : patched(PATCH.fastSteps)
-              ? fastSteps
-              : beforeFastSteps;
+        ? samplesTogether
+        : patched(PATCH.answerReview)
+          ? answerReview
+          : patched(PATCH.claimCheck)
+            ? claimCheck
+            : patched(PATCH.reask)
+              ? reaskUnusable
+              : patched(PATCH.fastSteps)
+                ? fastSteps
+                : beforeFastSteps;
   const humans = new HumanScoring();
   const reviewing = new AnswerReviewing();
   const local = proxyLocalActivities<GotActivities>(LOCAL_STEP_OPTIONS);

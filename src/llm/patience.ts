@@ -47,7 +47,7 @@ export class ProviderGaveUpError extends Error {
     readonly giveUpAfterMs: number,
   ) {
     super(
-      `a request was refused or failed for ${Math.round(giveUpAfterMs / 1000)} s without a break (llm.giveUpSeconds); ` +
+      `a request was refused or failed for ${+(giveUpAfterMs / 1000).toFixed(1)} s without a break (llm.giveUpSeconds); ` +
         `this call was refused ${refusals.requests} times (${describeRefusals(refusals)}); the last: ${lastFault}`,
     );
   }

@@ -5,10 +5,10 @@ import { Grs, Thought, ThoughtState } from '../grs/types';
 import { TaskRefSchema } from '../tasks/declarative/schema';
 import {
   DEFAULT_CHILD_MAX_CALLS,
+  DEFAULT_GIVE_UP_SECONDS,
   DEFAULT_PRICING,
   DEFAULT_REASK,
   DEFAULT_REVIEW_TIMEOUT_SECONDS,
-  DEFAULT_GIVE_UP_SECONDS,
   DEFAULT_STALL_SECONDS,
   DEFAULT_STRUCTURED_OUTPUT,
   MAX_CHILD_MAX_CALLS,
