@@ -77,10 +77,30 @@ function limitFlags(limits: SimLlmOptions['limits']): string[] {
   ];
 }
 
+/** The `got sim-llm` flags of random faults and a one-choice endpoint. */
+function faultFlags(o: SimLlmOptions): string[] {
+  const rates = Object.entries(o.faults?.rates ?? {}).map(([name, share]) => `${name}=${share}`);
+  const after = o.faults?.retryAfterSeconds;
+  return [
+    ...(rates.length ? ['--faults', rates.join(','), '--fault-seed', String(o.faults?.seed ?? 0)] : []),
+    ...(after === undefined ? [] : ['--retry-after', Array.isArray(after) ? after.join('-') : String(after)]),
+    ...(o.maxChoices ? ['--max-choices', String(o.maxChoices)] : []),
+  ];
+}
+
 export async function startRemoteLlm(o: SimLlmOptions): Promise<RemoteLlm> {
   const port = await freePort();
   const child = await spawnUntil(
-    ['src/cli/main.ts', 'sim-llm', '--port', String(port), '--latency', String(o.latencyMs ?? 0), ...limitFlags(o.limits)],
+    [
+      'src/cli/main.ts',
+      'sim-llm',
+      '--port',
+      String(port),
+      '--latency',
+      String(o.latencyMs ?? 0),
+      ...limitFlags(o.limits),
+      ...faultFlags(o),
+    ],
     'Simulated LLM at',
   );
   const baseURL = `http://127.0.0.1:${port}/v1`;

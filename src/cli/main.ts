@@ -524,12 +524,43 @@ program
     "how many seconds' worth of --rpm/--tpm may go at once after a quiet spell (default 60: a minute's quota)",
     positiveNumber('--limit-burst-seconds'),
   )
+  .option('--max-choices <n>', "refuse requests for more choices than this (n) with a 400 naming 'n', as one-choice providers do", int('--max-choices'))
+  .option(
+    '--faults <rates>',
+    'refuse or spoil this share of requests at random, e.g. rateLimited=0.1,serverError=0.05 (also reset, slow, garbage, empty, truncated, unparseable, contentFilter)',
+  )
+  .option('--retry-after <s>', "a random 429's Retry-After in seconds, or a range drawn from (1-2)", '1')
+  .option('--fault-seed <n>', 'seed of the random faults', int('--fault-seed'), 0)
   .action(
-    async (o: { host: string; port: number; latency: number; invent?: number; rpm?: number; tpm?: number; limitBurstSeconds?: number }) => {
+    async (o: {
+      host: string;
+      port: number;
+      latency: number;
+      invent?: number;
+      rpm?: number;
+      tpm?: number;
+      limitBurstSeconds?: number;
+      maxChoices?: number;
+      faults?: string;
+      retryAfter: string;
+      faultSeed: number;
+    }) => {
       const { inventShareFromEnv, startSimulatedLlm } = await import('../simllm/server');
+      const { parseFaultRates, parseRetryAfter } = await import('../simllm/faults');
       const inventShare = o.invent ?? inventShareFromEnv();
       const limits = { requestsPerMinute: o.rpm, tokensPerMinute: o.tpm, burstSeconds: o.limitBurstSeconds };
-      const sim = await startSimulatedLlm({ host: o.host, port: o.port, latencyMs: o.latency, inventShare, limits });
+      const faults = o.faults
+        ? { rates: parseFaultRates(o.faults), seed: o.faultSeed, retryAfterSeconds: parseRetryAfter(o.retryAfter) }
+        : undefined;
+      const sim = await startSimulatedLlm({
+        host: o.host,
+        port: o.port,
+        latencyMs: o.latency,
+        inventShare,
+        limits,
+        ...(faults ? { faults } : {}),
+        ...(o.maxChoices ? { maxChoices: o.maxChoices } : {}),
+      });
       const quota = [o.rpm && `${o.rpm} requests`, o.tpm && `${o.tpm} tokens`].filter(Boolean).join(' and ');
       log(
         `Simulated LLM at ${sim.baseURL} (use OPENAI_BASE_URL=${sim.baseURL})${quota ? `, limited to ${quota} per minute` : ''}; Ctrl-C stops it.`,

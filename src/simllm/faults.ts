@@ -200,6 +200,31 @@ export class FaultPlan {
   }
 }
 
+/**
+ * Fault rates from their text, `name=share` pairs separated by commas (`rateLimited=0.1,serverError=0.05`),
+ * as `got sim-llm --faults` takes them; an unknown name or a share outside [0, 1] is refused, naming it.
+ */
+export function parseFaultRates(text: string): SimFaultRates {
+  const rates: SimFaultRates = {};
+  for (const pair of text.split(',').filter((p) => p.trim())) {
+    const [name, value, ...rest] = pair.split('=').map((p) => p.trim());
+    if (!RATE_ORDER.includes(name as (typeof RATE_ORDER)[number]) || rest.length)
+      throw new RangeError(`unknown fault "${name}": one of ${RATE_ORDER.join(', ')}, as name=share`);
+    const share = Number(value);
+    if (value === undefined || value === '' || !(share >= 0 && share <= 1)) throw new RangeError(`fault ${name} needs a share from 0 to 1`);
+    rates[name as (typeof RATE_ORDER)[number]] = share;
+  }
+  return rates;
+}
+
+/** A Retry-After from its text: seconds (`1`), or a range drawn from per refusal (`1-2`). */
+export function parseRetryAfter(text: string): number | [number, number] {
+  const [low, high, ...rest] = text.split('-').map((p) => Number(p.trim()));
+  if (rest.length || !(low! >= 0) || (high !== undefined && !(high >= low!)))
+    throw new RangeError(`a Retry-After is seconds or a range of seconds (1-2), got "${text}"`);
+  return high === undefined ? low! : [low!, high];
+}
+
 function checkFault(f: SimFault): void {
   if (isStatusFault(f) && !(Number.isInteger(f.status) && f.status >= 400 && f.status <= 599))
     throw new RangeError(`a status fault needs an HTTP error status (400-599), got ${f.status}`);
