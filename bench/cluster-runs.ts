@@ -8,6 +8,10 @@
  * of the merged text. Times are the Python client's, from each start call to its result in hand.
  * `--count N`: a smaller batch (a smoke run); `--no-write`: print the section only. The cluster is
  * brought down with --purge at the end, also on failure.
+ *
+ * `--busy` (decision 90): the workers call a busy provider instead of `--simulated`: a simulator in a
+ * process of its own that serves one choice per request and, for the second batch only, refuses 10%
+ * of requests with 429 (Retry-After 1-2 s) and 5% with 5xx. Its section is a separate one.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,12 +28,15 @@ import { isAlive } from '../src/devserver/process';
 import type { SimLlmStats } from '../src/simllm/server';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { cpuCheckMs } from './calibration';
-import { clusterState, got, simulatedClusterUp } from './cluster';
+import { clusterState, endpointClusterUp, got, simulatedClusterUp } from './cluster';
 import { replaceSection, table } from './sections';
 import { percentile } from './stats';
-import { cpuSeconds, machine, shellFreeEnv } from './support';
+import { cpuSeconds, machine, type RemoteLlm, shellFreeEnv, startRemoteLlm } from './support';
 
-const TITLE = 'Many runs on the deployed shape';
+const BUSY = process.argv.includes('--busy');
+const TITLE = BUSY ? 'Many runs on the deployed shape against a busy provider' : 'Many runs on the deployed shape';
+/** The busy provider's refusals in the disturbed batch (`--busy`). */
+const BUSY_FAULTS = { rates: { rateLimited: 0.1, serverError: 0.05 }, seed: 9, retryAfterSeconds: [1, 2] };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKERS = 4;
 const LATENCY_MS = 500;
@@ -58,6 +65,8 @@ interface Batch {
   stderr: string;
   /** The simulator's requests during the batch. */
   llmRequests: number;
+  /** Requests it refused (its injected faults) during the batch. */
+  refused: number;
 }
 
 interface Kill {
@@ -119,11 +128,13 @@ function startBatch(o: { python: string; info: ClusterInfo; docs: string[]; coun
 }
 
 async function runBatch(o: Parameters<typeof startBatch>[0], during?: (lines: RunLine[]) => Promise<void>): Promise<Batch> {
-  const before = (await simStats(o.info)).requests;
+  const refusedOf = (s: SimLlmStats) => Object.values(s.faults).reduce((a, b) => a + b, 0);
+  const before = await simStats(o.info);
   const batch = startBatch(o);
   await during?.(batch.lines);
   const { code, stderr } = await batch.done;
-  return { lines: batch.lines, code, stderr, llmRequests: (await simStats(o.info)).requests - before };
+  const after = await simStats(o.info);
+  return { lines: batch.lines, code, stderr, llmRequests: after.requests - before.requests, refused: refusedOf(after) - refusedOf(before) };
 }
 
 /** SIGKILLs the worker that has worked most so far, once LLM calls are in flight `afterMs` after `from`. */
@@ -182,6 +193,7 @@ function row(phase: string, batch: Batch, count: number, reference?: Map<string,
     p50RunS: seconds.length ? percentile(seconds, 50).toFixed(1) : '',
     p95RunS: seconds.length ? percentile(seconds, 95).toFixed(1) : '',
     llmRequests: batch.llmRequests,
+    ...(BUSY ? { refused: batch.refused } : {}),
     kill: kill
       ? `${kill.worker} at ${(kill.at / 1000 - first).toFixed(1)} s (${kill.runsDone} runs done, ${kill.callsInFlight} calls in flight)`
       : '',
@@ -201,7 +213,10 @@ async function main(): Promise<void> {
     return path;
   });
   let up = false;
+  let provider: RemoteLlm | undefined;
   const down = async () => {
+    await provider?.close();
+    provider = undefined;
     if (!up) return;
     up = false;
     await got(['cluster', 'down', '--state-dir', stateDir, '--purge']).catch((e: unknown) => console.error(String(e)));
@@ -215,7 +230,11 @@ async function main(): Promise<void> {
     const load = loadavg()[0]!.toFixed(1);
     const python = (await promisify(execFile)('bash', [join(ROOT, 'scripts/python-env.sh')])).stdout.trim();
     up = true;
-    const info = await simulatedClusterUp(stateDir, WORKERS, LATENCY_MS);
+    // A busy provider: one choice per request, and refusals switched on for the disturbed batch.
+    provider = BUSY ? await startRemoteLlm({ latencyMs: LATENCY_MS, seed: 1, maxChoices: 1 }) : undefined;
+    const info = provider
+      ? await endpointClusterUp(stateDir, WORKERS, provider.baseURL)
+      : await simulatedClusterUp(stateDir, WORKERS, LATENCY_MS);
     console.error(`[cluster-runs] cluster up at ${info.frontend}, ${WORKERS} workers; ${count} runs a batch`);
     const tag = Date.now().toString(36);
 
@@ -223,6 +242,10 @@ async function main(): Promise<void> {
     const reference = new Map(undisturbed.lines.filter((l) => l.answerSha256).map((l) => [l.requestKey, l.answerSha256!]));
     console.error(`[cluster-runs] undisturbed: ${reference.size}/${count} completed`);
 
+    if (provider) {
+      const set = await fetch(`${provider.baseURL.replace(/\/v1$/, '')}/faults`, { method: 'POST', body: JSON.stringify(BUSY_FAULTS) });
+      if (!set.ok) throw new Error(`the busy provider refused its faults: ${await set.text()}`);
+    }
     let kill: Kill | undefined;
     const launched = Date.now();
     const killed = await runBatch({ python, info, docs, count, idPrefix: `many-${tag}-killed` }, async (lines) => {
@@ -258,8 +281,13 @@ async function main(): Promise<void> {
     const cpuAfter = cpuCheckMs();
     const distinct = new Set(reference.values()).size;
     const allEqual = rows[1]!.answersEqual === `${count}/${count}` && reference.size === count;
+    const busyNote = BUSY
+      ? `\nThe workers call a busy provider, not \`--simulated\`: a simulator in a process of its own at ${LATENCY_MS} ms a request that serves one
+choice per request (n > 1 refused with a 400, learnt by each worker) and, in the disturbed batch only, refuses 10% of requests
+with 429 (Retry-After 1-2 s) and 5% with 500/502/503 (\`refused\`): each refused request is sent again inside its call (decision 90).\n`
+      : '';
     const section = `## ${TITLE}
-
+${busyNote}
 Measured by \`npm run bench:cluster\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, CPU check ${cpuBefore} ms before and ${cpuAfter} ms after, load average ${load} at the start.
 \`got cluster up --workers ${WORKERS} --simulated --latency ${LATENCY_MS}\` (Temporal on PostgreSQL, MinIO, the codec server
 encrypting every payload, the simulated LLM at ${LATENCY_MS} ms a call) on a state folder and ports of its own; ${count} GoT

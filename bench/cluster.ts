@@ -44,5 +44,12 @@ export async function simulatedClusterUp(stateDir: string, workers: number, late
   return JSON.parse(await got(['cluster', 'up', ...args, '--simulated', '--latency', String(latencyMs), '--json'])) as ClusterInfo;
 }
 
+/** `got cluster up` in `stateDir` on free ports, its workers calling the OpenAI-compatible endpoint at `baseURL`. */
+export async function endpointClusterUp(stateDir: string, workers: number, baseURL: string): Promise<ClusterInfo> {
+  const portBase = await freePortBase(workers);
+  const args = ['--state-dir', stateDir, '--port-base', String(portBase), '--workers', String(workers)];
+  return JSON.parse(await got(['cluster', 'up', ...args, '--json'], { OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'sim' })) as ClusterInfo;
+}
+
 /** The cluster's record of what it runs: the pid of every process it started. */
 export const clusterState = (stateDir: string) => JSON.parse(readFileSync(join(stateDir, 'cluster.json'), 'utf8')) as ClusterState;

@@ -111,7 +111,12 @@ async function main(): Promise<void> {
   const measured = new Map<string, Measured>();
   try {
     for (const endpoint of ENDPOINTS) {
-      const llm = await startRemoteLlm({ latencyMs: LATENCY_MS, seed: 1, maxChoices: 1, ...(endpoint.faults ? { faults: endpoint.faults } : {}) });
+      const llm = await startRemoteLlm({
+        latencyMs: LATENCY_MS,
+        seed: 1,
+        maxChoices: 1,
+        ...(endpoint.faults ? { faults: endpoint.faults } : {}),
+      });
       const native = await NativeConnection.connect({ address: server.address });
       const taskQueue = `faults-${randomUUID()}`;
       // The worker is not told the endpoint serves one choice: it learns it from the first refusal, as with a real provider.

@@ -524,7 +524,11 @@ program
     "how many seconds' worth of --rpm/--tpm may go at once after a quiet spell (default 60: a minute's quota)",
     positiveNumber('--limit-burst-seconds'),
   )
-  .option('--max-choices <n>', "refuse requests for more choices than this (n) with a 400 naming 'n', as one-choice providers do", int('--max-choices'))
+  .option(
+    '--max-choices <n>',
+    "refuse requests for more choices than this (n) with a 400 naming 'n', as one-choice providers do",
+    int('--max-choices'),
+  )
   .option(
     '--faults <rates>',
     'refuse or spoil this share of requests at random, e.g. rateLimited=0.1,serverError=0.05 (also reset, slow, garbage, empty, truncated, unparseable, contentFilter)',

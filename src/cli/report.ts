@@ -1,5 +1,6 @@
 import { retentionLine } from '../documents/retention';
 import type { Disagreement, ReviewRecord, SourceRetention } from '../documents/types';
+import { describeRefusals, noRefusals, type Refusals } from '../llm/refusals';
 import { bestReview } from '../run/outcome';
 import type { RunResult } from '../run/request';
 
@@ -44,6 +45,10 @@ export interface RunReport {
   /** Sum of the LLM calls' latencies: what a sequential Controller would wait at least. */
   summedLlmLatencyMs: number;
   thoughts: number;
+  /** Requests the endpoint refused and that were sent again inside their calls (decision 90); absent when none was. */
+  refused?: Refusals;
+  /** Samples kept from attempts that were lost, not asked for again. */
+  resumedSamples?: number;
 }
 
 export function reportOf(
@@ -72,7 +77,35 @@ export function reportOf(
     wallMs,
     summedLlmLatencyMs: grs.calls.reduce((sum, c) => sum + c.latencyMs, 0),
     thoughts: grs.thoughts.length,
+    ...refusalsOf(grs.calls),
   };
+}
+
+/** What the endpoint refused over the run's calls, and the samples kept from lost attempts. */
+function refusalsOf(calls: RunResult['grs']['calls']): Pick<RunReport, 'refused' | 'resumedSamples'> {
+  const refused = noRefusals();
+  let resumed = 0;
+  for (const c of calls) {
+    resumed += c.resumed ?? 0;
+    if (!c.refused) continue;
+    refused.requests += c.refused.requests;
+    refused.waitedMs += c.refused.waitedMs;
+    for (const [kind, n] of Object.entries(c.refused.byKind)) refused.byKind[kind] = (refused.byKind[kind] ?? 0) + n;
+  }
+  return { ...(refused.requests ? { refused } : {}), ...(resumed ? { resumedSamples: resumed } : {}) };
+}
+
+/** The provider's refusals in a line: how many, of what, and the waiting they cost. */
+function providerLine(r: RunReport): string {
+  const parts = [
+    ...(r.refused
+      ? [
+          `${r.refused.requests} request(s) refused and sent again (${describeRefusals(r.refused)}), ${(r.refused.waitedMs / 1000).toFixed(1)} s of waits`,
+        ]
+      : []),
+    ...(r.resumedSamples ? [`${r.resumedSamples} sample(s) kept from lost attempts`] : []),
+  ];
+  return parts.join(' · ');
 }
 
 function summaryOf(review: ReviewRecord, text: string): ReviewSummary {
@@ -115,6 +148,7 @@ export function formatReport(r: RunReport): string {
     ...(r.review ? [`  sources       ${reviewLine(r.review)}`] : []),
     ...(r.review?.retention ? [`  kept          ${retentionLine(r.review.retention, r.review.documents)}`] : []),
     `  LLM           ${r.llmCalls} calls · ${r.promptTokens.toLocaleString('en')} prompt + ${r.completionTokens.toLocaleString('en')} completion tokens · $${r.costUsd.toFixed(4)}${r.budgetExhausted ? ' · budget exhausted' : ''}`,
+    ...(r.refused || r.resumedSamples ? [`  provider      ${providerLine(r)}`] : []),
     `  graph         ${r.thoughts} thoughts`,
     `  time          ${(r.wallMs / 1000).toFixed(2)} s wall · ${(r.summedLlmLatencyMs / 1000).toFixed(2)} s of LLM calls${speedup > 1 ? ` (${speedup.toFixed(1)}x from running branches in parallel)` : ''}`,
     `  Web UI        ${r.webUi}`,

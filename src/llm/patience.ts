@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import type { LlmFault } from './errors';
+import { describeRefusals, type Refusals } from './refusals';
+
+export { describeRefusals, noRefusals, type Refusals } from './refusals';
 
 /**
  * How one request of a call is retried inside the call (decision 90): a busy provider refuses
@@ -17,26 +20,6 @@ export interface Patience {
 /** The first wait after a fault that names none, doubled per fault up to `MAX_BACKOFF_MS`. */
 export const FIRST_BACKOFF_MS = 1_000;
 export const MAX_BACKOFF_MS = 30_000;
-
-/** What the requests of one call were refused, and how long the call waited for it. */
-export interface Refusals {
-  /** Requests refused or failed and sent again (or given up on). */
-  requests: number;
-  /** Per status ("429", "503") or kind ("timeout", "connection", "malformed"). */
-  byKind: Record<string, number>;
-  /** Time spent waiting before sending again, summed over the requests (they wait side by side). */
-  waitedMs: number;
-}
-
-export const noRefusals = (): Refusals => ({ requests: 0, byKind: {}, waitedMs: 0 });
-
-/** "37 × 429, 4 × 503": what a call was refused, most frequent first. */
-export function describeRefusals(r: Refusals): string {
-  return Object.entries(r.byKind)
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .map(([kind, count]) => `${count} × ${kind}`)
-    .join(', ');
-}
 
 /** Thrown when a request has been refused for the whole of `giveUpAfterMs`: not worth another attempt of the call. */
 export class ProviderGaveUpError extends Error {

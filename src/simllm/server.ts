@@ -380,6 +380,16 @@ export async function startSimulatedLlm(opts: SimLlmOptions = {}): Promise<Simul
     if (req.method === 'GET' && path === '/stats') return sendJson(res, 200, snapshot());
     // Every request's arrival and end, for benchmarks that place a run's calls on a time line.
     if (req.method === 'GET' && path === '/requests') return sendJson(res, 200, log);
+    // A simulator in a process of its own turns its random faults on or off between batches (the cluster bench's busy provider).
+    if (req.method === 'POST' && path === '/faults') {
+      const o = JSON.parse(await readBody(req)) as { rates?: SimFaultRates; seed?: number } & SimFaultRateOptions;
+      try {
+        plan.setRates(o.rates, o.seed, o);
+      } catch (e) {
+        throw new RequestError(400, e instanceof Error ? e.message : String(e));
+      }
+      return sendJson(res, 200, { rates: o.rates ?? {} });
+    }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       throw new RequestError(404, `Unknown endpoint ${req.method} ${path}.`);
     }
