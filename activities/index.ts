@@ -141,6 +141,7 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
         patience: { giveUpAfterMs: (step.llm.giveUpSeconds ?? DEFAULT_GIVE_UP_SECONDS) * 1000 },
         requestTimeoutMs: requestTimeoutMs(step),
         ...(progress ? { progress } : {}),
+        onRefused: (kind) => observed.refused(kind),
         // Each answered request is beaten at once: a worker lost now loses none of it.
         onProgress: (now) => {
           details.progress = now;

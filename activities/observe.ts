@@ -49,6 +49,11 @@ export class CallObservation {
     if (count > 0) this.fault('lost', count);
   }
 
+  /** A request of the call was refused and is sent again within it (decision 90): a fault, not a failed attempt. */
+  refused(kind: LlmFault['kind']): void {
+    this.fault(kind);
+  }
+
   /** The endpoint answered: a paid call. */
   answered({ usage, costUsd, latencyMs, answeredBy }: CallUsage): void {
     const { task, model, purpose } = this.labels;

@@ -6,7 +6,7 @@ import { type AnswerSchema, hasLengthBounds, type JsonSchema, withoutLengthBound
 import type { ChatMessage } from '../tasks/task';
 import { chatPromptTokens, estimateUsage, splitReasoning } from './answers';
 import { type AnsweredRequest, type CallProgress, gathered, nextRound, samplesIn, unanswered } from './call-progress';
-import { classifyLlmError, LlmResponseError, LlmStalledError, retryAfterMs } from './errors';
+import { classifyLlmError, LlmResponseError, LlmStalledError, type RetryableKind, retryAfterMs } from './errors';
 import { createLlmFetch } from './http';
 import { noRefusals, type Patience, patiently, type Refusals } from './patience';
 import { type CallLimiter, RateLimiter, type RateLimits } from './rate-limit';
@@ -56,6 +56,8 @@ export interface CompletionRequest {
   progress?: CallProgress;
   /** Called with what the call has received each time a request answers (the activity heartbeats it). */
   onProgress?: (progress: CallProgress) => void;
+  /** Told of each refused request before it is sent again (the worker's fault metrics). */
+  onRefused?: (kind: RetryableKind) => void;
   /** A request that is not streamed and has not answered in this long is given up (and, with patience, sent again). */
   requestTimeoutMs?: number;
 }
@@ -210,6 +212,7 @@ export class LlmClient {
             classify: (e) => classifyLlmError(e, this.endpoint.baseURL),
             // A refusal pauses every call the limiter holds until the provider's Retry-After, not just this request.
             refused: (fault, waitMs) => {
+              req.onRefused?.(fault.kind);
               if (fault.kind === 'rate-limited') this.limiter.refused(waitMs);
             },
             beforeRetry: () => (this.limiter.limited ? this.limiter.acquire(0, req.signal, 1) : Promise.resolve()),
