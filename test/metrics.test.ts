@@ -57,8 +57,8 @@ function grown(before: Sample[], after: Sample[]) {
 
 describe('a worker with GOT_METRICS_ADDRESS', () => {
   it("counts a run's calls, tokens, cost, retries and re-asks as its GRS does, and the run as completed", async () => {
-    // GoT sorting-32's first request (the split) fails with a 500 and is retried; the retry's answer is
-    // cut off at max tokens, so the split asks again: one retry and one re-ask.
+    // GoT sorting-32's first request (the split) is refused with a 500 and sent again inside its call;
+    // the answer is cut off at max tokens, so the split asks again: one refusal and one re-ask.
     llm.injectFaults([{ status: 500 }, { kind: 'truncated', choice: 0 }]);
     const before = await scrape(metricsAddress);
     const handle = await startRun(client, sortingRun('got', 32), { taskQueue });
@@ -70,7 +70,7 @@ describe('a worker with GOT_METRICS_ADDRESS', () => {
     // Calls: every call of the GRS was answered by the endpoint (no cache here), none cancelled.
     expect(delta(METRIC.llmCalls.name, { ...sorting, outcome: 'answered' })).toBe(grs.calls.length);
     expect(delta(METRIC.llmCalls.name, { ...sorting, outcome: 'cached' })).toBe(0);
-    expect(delta(METRIC.llmCalls.name, { ...sorting, outcome: 'failed' })).toBe(1);
+    expect(delta(METRIC.llmCalls.name, { ...sorting, outcome: 'failed' })).toBe(0);
     expect(delta(METRIC.llmCallDuration.name.concat('_count'), sorting)).toBe(grs.calls.length);
     // By purpose, as the GRS records them.
     for (const purpose of ['generate', 'aggregate', 'improve'])
@@ -86,8 +86,9 @@ describe('a worker with GOT_METRICS_ADDRESS', () => {
     expect(cost).toBeLessThanOrEqual(grs.totals.costUsd * MICRODOLLARS_PER_USD + 1e-6);
     expect(cost).toBeGreaterThan(grs.totals.costUsd * MICRODOLLARS_PER_USD - series - 1);
 
-    // Retries: one failed attempt, a server error, as the GRS's calls record it.
-    expect(grs.calls.reduce((n, c) => n + c.attempt - 1, 0)).toBe(1);
+    // Retries: one request refused with a server error and sent again within its call, as the GRS's calls record it.
+    expect(grs.calls.reduce((n, c) => n + c.attempt - 1, 0)).toBe(0);
+    expect(grs.calls.reduce((n, c) => n + (c.refused?.requests ?? 0), 0)).toBe(1);
     expect(delta(METRIC.llmFaults.name, sorting)).toBe(1);
     expect(delta(METRIC.llmFaults.name, { ...sorting, kind: 'server-error' })).toBe(1);
 
@@ -125,16 +126,17 @@ describe('a worker with GOT_METRICS_ADDRESS', () => {
     expect(delta(METRIC.runsFinished.name)).toBe(1);
   });
 
-  it('counts an attempt that timed out as lost, once, by the attempt after it', async () => {
+  it('counts a request that timed out as a timeout fault, sent again within its call', async () => {
     llm.injectFaults([{ kind: 'slow', delayMs: 60_000 }]);
     const before = await scrape(metricsAddress);
     const handle = await startRun(client, { ...sortingRun('io', 16), llm: { timeoutSeconds: 1, heartbeatSeconds: 10 } }, { taskQueue });
     const { grs } = await resultOf(handle);
     const delta = grown(before, await scrape(metricsAddress));
-    expect(grs.calls.map((c) => c.attempt)).toEqual([2]);
-    expect(delta(METRIC.llmFaults.name, { task: 'sorting', kind: 'lost' })).toBe(1);
+    expect(grs.calls.map((c) => c.attempt)).toEqual([1]);
+    expect(grs.calls[0]!.refused).toMatchObject({ requests: 1, byKind: { timeout: 1 } });
+    expect(delta(METRIC.llmFaults.name, { task: 'sorting', kind: 'timeout' })).toBe(1);
     expect(delta(METRIC.llmFaults.name)).toBe(1);
-    // The timed-out attempt is neither a failure the worker saw nor a cancel.
+    // The timed-out request is neither a failed attempt nor a cancel.
     expect(delta(METRIC.llmCalls.name, { outcome: 'failed' }) + delta(METRIC.llmCalls.name, { outcome: 'cancelled' })).toBe(0);
     expect(delta(METRIC.llmCalls.name, { outcome: 'answered' })).toBe(1);
   });
