@@ -42,8 +42,10 @@ describe('load', () => {
       const calls = results.reduce((n, r) => n + r.grs.calls.length, 0);
       expect(stats.completions).toBe(results.reduce((n, r) => n + r.grs.calls.reduce((m, c) => m + c.samples, 0), 0));
       expect(stats.requests).toBe(calls + faults);
-      const retried = results.flatMap((r) => r.grs.calls).filter((c) => c.attempt > 1);
-      expect(retried.reduce((n, c) => n + c.attempt - 1, 0)).toBe(faults);
+      // Each refused request was sent again inside its call (decision 90), and its call's GRS entry counts it.
+      const everyCall = results.flatMap((r) => r.grs.calls);
+      expect(everyCall.every((c) => c.attempt === 1)).toBe(true);
+      expect(everyCall.reduce((n, c) => n + (c.refused?.requests ?? 0), 0)).toBe(faults);
     } finally {
       h.llm.setFaultRates(undefined);
     }
