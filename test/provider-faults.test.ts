@@ -5,6 +5,8 @@
  * refused is paid for, and a run fails on refusals only once a request has been refused for
  * `llm.giveUpSeconds` straight, saying what was refused.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resultOf, startRun } from '../src/client/runs';
 import { LlmClient } from '../src/llm/client';
@@ -137,5 +139,64 @@ describe('GoT runs on a one-choice endpoint that refuses 10% with 429 and 5% wit
     expect(failure.type).toBe(FAILURE.runFailed);
     expect(failure.message).toMatch(/run failed in operation split: gave up on http:.*refused or failed for 2 s without a break.*× 429/);
     expect(h.llm.stats().completions).toBe(0);
+  });
+});
+
+/** An endpoint that streams its answer one piece every `everyMs`: slow, never silent for long. */
+async function slowStreamer(pieces: string[], everyMs: number): Promise<{ server: Server; baseURL: string; requests: () => number }> {
+  let requests = 0;
+  const chunk = (choices: unknown[], extra = {}) =>
+    `data: ${JSON.stringify({ id: 'slow', object: 'chat.completion.chunk', created: 0, model: 'slow', choices, ...extra })}\n\n`;
+  const server = createServer(async (req, res) => {
+    req.resume();
+    requests++;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const piece of pieces) {
+      if (res.destroyed) return;
+      res.write(chunk([{ index: 0, delta: { content: piece }, finish_reason: null }]));
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+    res.write(chunk([], { usage: { prompt_tokens: 20, completion_tokens: pieces.length, total_tokens: 20 + pieces.length } }));
+    res.end('data: [DONE]\n\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests: () => requests };
+}
+
+describe('a slow answer that keeps coming', () => {
+  let h: Harness;
+  let slow: Awaited<ReturnType<typeof slowStreamer>>;
+  beforeAll(async () => {
+    // 16 pieces, 0.25 s apart: 4 s of answer, four times the call's timeout, never silent for its stall time.
+    slow = await slowStreamer(['[', ...'1, 2, 3, 4, 5, 6, 7'.split(' ').map((p) => `${p} `), '8]'].concat(Array(6).fill(' ')), 250);
+    h = await startHarness({ stream: true, endpoint: () => slow.baseURL });
+  });
+  afterAll(async () => {
+    await h?.close();
+    slow?.server.closeAllConnections();
+    await new Promise((r) => slow?.server.close(r));
+  });
+
+  it('is not cut by the call timeout: one request, one attempt, the answer whole', async () => {
+    const list = [8, 3, 5, 1, 7, 2, 6, 4];
+    const result = await resultOf(
+      await startRun(
+        h.client,
+        {
+          task: 'sorting',
+          problem: { list },
+          goo: sortingTask.schemes.io!({ size: list.length }),
+          llm: { timeoutSeconds: 1, stallSeconds: 2, heartbeatSeconds: 10 },
+        },
+        { taskQueue: h.taskQueue },
+      ),
+    );
+    expect(slow.requests()).toBe(1);
+    expect(result.grs.calls).toHaveLength(1);
+    expect(result.grs.calls[0]).toMatchObject({ attempt: 1 });
+    expect(result.grs.calls[0]!.refused).toBeUndefined();
+    expect(result.grs.calls[0]!.latencyMs).toBeGreaterThan(3_500);
+    expect(result.best!.state.list).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });
