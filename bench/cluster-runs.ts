@@ -81,7 +81,7 @@ interface Kill {
 const inherited = shellFreeEnv();
 
 const simStats = async (info: ClusterInfo): Promise<SimLlmStats> =>
-  (await (await fetch(`${info.llm.replace(/\/v1$/, '')}/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as SimLlmStats;
+  (await (await fetch(`${info.llm.replace(/\/v1$/, '')}/stats`, { signal: AbortSignal.timeout(30_000) })).json()) as SimLlmStats;
 
 /** The batch's lines as they come, and its end. */
 function startBatch(o: { python: string; info: ClusterInfo; docs: string[]; count: number; idPrefix: string }) {
@@ -289,8 +289,13 @@ with 429 (Retry-After 1-2 s) and 5% with 500/502/503 (\`refused\`): each refused
     const section = `## ${TITLE}
 ${busyNote}
 Measured by \`npm run bench:cluster\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, CPU check ${cpuBefore} ms before and ${cpuAfter} ms after, load average ${load} at the start.
-\`got cluster up --workers ${WORKERS} --simulated --latency ${LATENCY_MS}\` (Temporal on PostgreSQL, MinIO, the codec server
-encrypting every payload, the simulated LLM at ${LATENCY_MS} ms a call) on a state folder and ports of its own; ${count} GoT
+${
+  BUSY
+    ? `\`got cluster up --workers ${WORKERS}\` with OPENAI_BASE_URL at the busy provider (Temporal on PostgreSQL, MinIO, the codec server
+encrypting every payload)`
+    : `\`got cluster up --workers ${WORKERS} --simulated --latency ${LATENCY_MS}\` (Temporal on PostgreSQL, MinIO, the codec server
+encrypting every payload, the simulated LLM at ${LATENCY_MS} ms a call)`
+} on a state folder and ports of its own; ${count} GoT
 merges of three small generated NDAs, all started at once by the Python client (\`examples/python/start_many.py\`,
 the published contract only, payloads through the codec server), run i with the request's seed i. Then the same
 ${count} requests under new workflow ids, and a few seconds in the busiest worker (by CPU time) is SIGKILLed and left
