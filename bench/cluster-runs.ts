@@ -281,6 +281,7 @@ async function main(): Promise<void> {
     const cpuAfter = cpuCheckMs();
     const distinct = new Set(reference.values()).size;
     const allEqual = rows[1]!.answersEqual === `${count}/${count}` && reference.size === count;
+    const flags = [...(BUSY ? ['--busy'] : []), ...(count === FULL_COUNT ? [] : ['--count', String(count)])];
     const busyNote = BUSY
       ? `\nThe workers call a busy provider, not \`--simulated\`: a simulator in a process of its own at ${LATENCY_MS} ms a request that serves one
 choice per request (n > 1 refused with a 400, learnt by each worker) and, in the disturbed batch only, refuses 10% of requests
@@ -288,7 +289,7 @@ with 429 (Retry-After 1-2 s) and 5% with 500/502/503 (\`refused\`): each refused
       : '';
     const section = `## ${TITLE}
 ${busyNote}
-Measured by \`npm run bench:cluster\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, CPU check ${cpuBefore} ms before and ${cpuAfter} ms after, load average ${load} at the start.
+Measured by \`npm run bench:cluster${flags.length ? ` -- ${flags.join(' ')}` : ''}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, CPU check ${cpuBefore} ms before and ${cpuAfter} ms after, load average ${load} at the start.
 ${
   BUSY
     ? `\`got cluster up --workers ${WORKERS}\` with OPENAI_BASE_URL at the busy provider (Temporal on PostgreSQL, MinIO, the codec server
