@@ -273,8 +273,12 @@ describe('an encrypted run', () => {
   ])("keeps a broken endpoint's words out of the plain-text failures it stores (%s)", async (_what, contentType, said) => {
     // A proxy that answers with the start of the prompt, documents and all.
     const echoed = problem.documents[0]!.slice(0, 300);
-    h.llm.injectFaults([{ kind: 'garbage', body: echoed, contentType }]);
-    const handle = await startRun(h.client, { ...request('io'), llm: { maxAttempts: 1 } }, { taskQueue: h.taskQueue });
+    // Twice: the first is sent again inside the call, the second comes after llm.giveUpSeconds and ends the run.
+    h.llm.injectFaults([
+      { kind: 'garbage', body: echoed, contentType },
+      { kind: 'garbage', body: echoed, contentType },
+    ]);
+    const handle = await startRun(h.client, { ...request('io'), llm: { maxAttempts: 1, giveUpSeconds: 0.3 } }, { taskQueue: h.taskQueue });
     const failure = await failureOf(handle);
     expect(failure.message).toMatch(said);
     const bytes = rawBytes(await rawClient.workflow.getHandle(handle.workflowId).fetchHistory());

@@ -54,7 +54,7 @@ export interface CompletionRequest {
   patience?: Patience;
   /** What an earlier attempt of this call received: only the samples still missing are asked for. */
   progress?: CallProgress;
-  /** Called with what the call has received each time a request answers (the activity heartbeats it). */
+  /** Called with what the call has received each time a request answers while samples are still missing (the activity heartbeats it). */
   onProgress?: (progress: CallProgress) => void;
   /** Told of each refused request before it is sent again (the worker's fault metrics). */
   onRefused?: (kind: RetryableKind) => void;
@@ -150,7 +150,9 @@ export class LlmClient {
       const n = progress.round.n;
       await this.askAll(req, unanswered(progress), n, refusals, (seed, response) => {
         progress.answered.push(answeredRequest(seed, response, req.model));
-        req.onProgress?.(progress);
+        // Only a call still missing samples has anything to keep: the one that completes returns at once
+        // (and a heartbeat of its answers would be one more payload to store).
+        if (samplesIn(progress) < req.samples) req.onProgress?.(progress);
       });
       progress.round = undefined;
     }
