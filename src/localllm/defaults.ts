@@ -23,4 +23,21 @@ export const LOCAL_LLM_DEFAULTS = {
    * machine whose cores are busy with other work, two threads ran SmolLM2 5 to 25 times slower than one (decision 19).
    */
   threads: 1,
+  /**
+   * Whether a new prompt starts from the longest prefix of it that a free sequence still holds
+   * (prefix-cache.ts, decision 95). The cache is bounded by the context's sequences (see `kvCacheMb`):
+   * that many recent states at most, the least recently used overwritten first.
+   */
+  prefixCache: true,
+  /**
+   * A prefix is copied from another sequence only when it holds at least this many more prompt tokens
+   * than the sequence read on: fewer take less time to read than the copy of a whole state takes.
+   */
+  prefixCacheMinTokens: 8,
+  /** How tokens are predicted ahead (prediction.ts, decision 96): the prompt's own text by default. */
+  prediction: 'input-lookup',
+  /** Input lookup: tokens of the answer's end that must recur in the prompt, and tokens predicted after them at most. */
+  inputLookup: { patternMinTokens: 2, predictMaxTokens: 3 },
+  /** Tokens a draft model drafts ahead at most. */
+  draftMaxTokens: 4,
 } as const;
