@@ -27,6 +27,12 @@ export type Prediction = 'off' | 'input-lookup' | 'draft';
 
 export const PREDICTIONS: readonly Prediction[] = ['off', 'input-lookup', 'draft'];
 
+/** Input lookup: tokens of the answer's end that must recur in the prompt, and tokens predicted after them at most. */
+export interface InputLookup {
+  patternMinTokens: number;
+  predictMaxTokens: number;
+}
+
 /** Predictions checked so far, summed over the sequences (node-llama-cpp's `tokenPredictions`). */
 export interface PredictionStats {
   /** Predicted tokens the model agreed with. */
@@ -50,12 +56,14 @@ export async function predictingSequences(o: {
   count: number;
   prediction: Prediction;
   draftModelPath?: string;
+  /** Input lookup's pattern and prediction lengths (default: LOCAL_LLM_DEFAULTS.inputLookup). */
+  inputLookup?: InputLookup;
   threads: number;
 }): Promise<PredictingSequences> {
   let predictor: () => TokenPredictor | undefined = () => undefined;
   let dispose = async () => {};
   if (o.prediction === 'input-lookup') {
-    const { patternMinTokens, predictMaxTokens } = LOCAL_LLM_DEFAULTS.inputLookup;
+    const { patternMinTokens, predictMaxTokens } = o.inputLookup ?? LOCAL_LLM_DEFAULTS.inputLookup;
     predictor = () =>
       new InputLookupTokenPredictor({ patternLength: { min: patternMinTokens }, predictionLength: { max: predictMaxTokens } });
   } else if (o.prediction === 'draft') {

@@ -30,7 +30,7 @@ import { generateChoices, type PromptSharing, promptSharing } from './batch';
 import { LOCAL_LLM_DEFAULTS } from './defaults';
 import { Grammars } from './grammar';
 import { SlotPool } from './pool';
-import { type Prediction, type PredictionStats, predictingSequences } from './prediction';
+import { type InputLookup, type Prediction, type PredictionStats, predictingSequences } from './prediction';
 import { type ChatMessage, type ChatRequest, OpenAiError, parseChatRequest } from './request';
 import { bytesPerSequence, planSequences } from './sequences';
 
@@ -60,6 +60,8 @@ export interface LocalLlmOptions {
   prediction?: Prediction;
   /** The GGUF file of a smaller model with the same tokenizer, drafting for `prediction: 'draft'`. */
   draftModelPath?: string;
+  /** Input lookup's lengths (for measurements; default in defaults.ts). */
+  inputLookup?: InputLookup;
   log?: (line: string) => void;
 }
 
@@ -176,6 +178,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     prediction,
     threads,
     ...(opts.draftModelPath !== undefined && { draftModelPath: opts.draftModelPath }),
+    ...(opts.inputLookup && { inputLookup: opts.inputLookup }),
   });
   const { sequences } = predicting;
   const prefixCache = opts.prefixCache ?? LOCAL_LLM_DEFAULTS.prefixCache;
