@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLocalModel, LOCAL_MODEL_ENV } from '../src/localllm/model';
 import { SlotPool } from '../src/localllm/pool';
 import { commonPrefix, longestPrefix, runOn } from '../src/localllm/prefix-cache';
+import { servedSummary } from '../src/localllm/served';
 import { type LocalLlm, startLocalLlm } from '../src/localllm/server';
 
 const held = (...tokens: number[]) => ({ contextTokens: tokens as Token[] });
@@ -43,6 +44,18 @@ describe('choosing where a prompt starts', () => {
     expect(pool.take('a')).toBe(true);
     expect(pool.take('a')).toBe(false);
     expect(pool.idle).toEqual(['c']);
+  });
+});
+
+describe("the server's last line", () => {
+  it('says the prompt tokens read and taken from the cache, and the predictions accepted when there were any', () => {
+    const stats = { requests: 3, completed: 3, cancelled: 0, activeSequences: 0, waiting: 0, completionTokens: 60 };
+    expect(servedSummary({ ...stats, promptTokens: 6_600, cachedPromptTokens: 3_434, predictions: { validated: 12, refuted: 30 } })).toBe(
+      'Served 3 request(s): 6,600 prompt tokens, 3,166 read and 3,434 taken from the prefix cache; 60 completion tokens, 12 of 42 predicted tokens accepted.',
+    );
+    expect(servedSummary({ ...stats, promptTokens: 10, cachedPromptTokens: 0, predictions: { validated: 0, refuted: 0 } })).toMatch(
+      /10 read and 0 taken from the prefix cache; 60 completion tokens\.$/,
+    );
   });
 });
 
