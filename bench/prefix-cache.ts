@@ -9,8 +9,9 @@
  * `npx tsx bench/prefix-cache.ts [--model qwen2.5-coder-1.5b] [--ways off,cache,lookup,lookup1,lookup4,draft]
  * [--workloads judge,sorting] [--docs 3] [--threads 1] [--seed 1]`. `draft` drafts with qwen2.5-coder-0.5b.
  * Prints a Markdown table: the time to the first token (reading the prompt, or taking it from the
- * cache), generating speed after it, wall time, prompt tokens from the cache, predictions the model
- * agreed with, and whether every answer is the first way's.
+ * cache), generating speed after it, wall and CPU time, prompt tokens from the cache, predictions the
+ * model agreed with, and whether every answer is the first way's. The first way named is the one the
+ * others are compared with.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -100,6 +101,8 @@ interface Row {
   firstTokenS: number;
   generatingS: number;
   wallS: number;
+  /** CPU time of this process (llama.cpp runs in it): what a busy machine disturbs much less than wall time. */
+  cpuS: number;
   validated: number;
   refuted: number;
   answers: string[];
@@ -127,11 +130,13 @@ for (const way of ways) {
       firstTokenS: 0,
       generatingS: 0,
       wallS: 0,
+      cpuS: 0,
       validated: 0,
       refuted: 0,
       answers: [],
     };
     const predictedBefore = llm.stats().predictions;
+    const cpuAt = process.cpuUsage();
     for (const prompt of workload.prompts) {
       const startedAt = performance.now();
       let firstAt: number | undefined;
@@ -167,6 +172,8 @@ for (const way of ways) {
           `${usage!.completion_tokens} completion tokens in ${((endedAt - startedAt) / 1000).toFixed(1)} s`,
       );
     }
+    const cpu = process.cpuUsage(cpuAt);
+    row.cpuS = (cpu.user + cpu.system) / 1e6;
     const predicted = llm.stats().predictions;
     row.validated = predicted.validated - predictedBefore.validated;
     row.refuted = predicted.refuted - predictedBefore.refuted;
@@ -176,9 +183,9 @@ for (const way of ways) {
 }
 
 console.log(
-  '| workload | way | prompt tokens | from cache | to first token s | completion tokens | generating tok/s | wall s | vs off | predicted: agreed / refuted | answers as off |',
+  '| workload | way | prompt tokens | from cache | to first token s | completion tokens | generating tok/s | wall s | vs off | CPU s | vs off | predicted: agreed / refuted | answers as off |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
 for (const row of rows) {
   const first = rows.find((r) => r.workload === row.workload)!;
   // Generating speed after each answer's first token: the first one comes with the prompt's reading.
@@ -186,6 +193,7 @@ for (const row of rows) {
   console.log(
     `| ${row.workload} | ${row.way} | ${row.promptTokens} | ${row.cachedTokens} | ${row.firstTokenS.toFixed(1)} | ${row.completionTokens} | ` +
       `${(generated / Math.max(row.generatingS, 1e-9)).toFixed(1)} | ${row.wallS.toFixed(1)} | ${(first.wallS / row.wallS).toFixed(2)}× | ` +
+      `${row.cpuS.toFixed(1)} | ${(first.cpuS / row.cpuS).toFixed(2)}× | ` +
       `${row.validated} / ${row.refuted} | ${row.answers.every((a, i) => a === first.answers[i]) ? 'identical' : 'DIFFERENT'} |`,
   );
 }
