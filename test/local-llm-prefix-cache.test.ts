@@ -75,7 +75,7 @@ describe('the prefix cache and prediction on the real model (SmolLM2-135M)', () 
   beforeAll(async () => {
     modelPath = await ensureLocalModel({ env: { ...process.env, [LOCAL_MODEL_ENV]: '' }, log: (line) => console.log(line) });
     // Two sequences: one prompt's state kept while another is read, the third prompt evicts the older.
-    cached = await startLocalLlm({ modelPath, port: 0, contextSize: 1024, parallel: 1, batch: 2 });
+    cached = await startLocalLlm({ modelPath, port: 0, contextSize: 1024, parallel: 1, batch: 2, prediction: 'input-lookup' });
     plain = await startLocalLlm({ modelPath, port: 0, contextSize: 1024, parallel: 1, batch: 2, prefixCache: false, prediction: 'off' });
     vocabulary = await (await getLlama({ gpu: false, build: 'never' })).loadModel({ modelPath, vocabOnly: true });
   });

@@ -34,10 +34,14 @@ export const LOCAL_LLM_DEFAULTS = {
    * than the sequence read on: fewer take less time to read than the copy of a whole state takes.
    */
   prefixCacheMinTokens: 8,
-  /** How tokens are predicted ahead (prediction.ts, decision 96): the prompt's own text by default. */
-  prediction: 'input-lookup',
-  /** Input lookup: tokens of the answer's end that must recur in the prompt, and tokens predicted after them at most. */
+  /**
+   * How tokens are predicted ahead (prediction.ts, decision 96): none by default, because on one
+   * thread of a busy CPU checking predictions cost more than the right ones saved (Qwen-1.5B, GoT
+   * sorting-32: input lookup and a 0.5B draft were both slower; BENCHMARKS.md).
+   */
+  prediction: 'off',
+  /** Input lookup: tokens of the answer's end that must recur in the prompt, and tokens predicted after them at most (pattern 1 and 4 measured no better). */
   inputLookup: { patternMinTokens: 2, predictMaxTokens: 3 },
-  /** Tokens a draft model drafts ahead at most. */
+  /** Tokens a draft model drafts ahead at most (not tuned). */
   draftMaxTokens: 4,
 } as const;

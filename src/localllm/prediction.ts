@@ -5,12 +5,12 @@
  * model would have chosen anyway comes for the price of part of a step. The answer is the same;
  * only its speed changes.
  *
- * - `input-lookup` (default): node-llama-cpp's InputLookupTokenPredictor finds the last tokens
+ * - `input-lookup`: node-llama-cpp's InputLookupTokenPredictor finds the last tokens
  *   generated in the prompt and predicts what followed them there: answers that copy their input
  *   (a sorted list of the input's numbers, a merge of the documents) are predicted for free.
  * - `draft`: DraftSequenceTokenPredictor, a smaller model of the same tokenizer drafting (e.g.
  *   Qwen2.5-Coder-0.5B for the 1.5B); it reads every prompt too, on a sequence of its own.
- * - `off`: one token per step.
+ * - `off` (default: on one thread of a busy CPU neither paid, decision 96): one token per step.
  */
 import {
   DraftSequenceTokenPredictor,

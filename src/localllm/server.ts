@@ -6,7 +6,7 @@
  * reads its prompt there once, copies it to as many free sequences as its `n` can use (up to
  * `batch`), and decodes its choices together, one token of each per step, in the same llama.cpp
  * batches as any other request's (batch.ts). A prompt starts from the longest prefix of it a free
- * sequence still holds (prefix-cache.ts), and tokens the prompt suggests are predicted ahead
+ * sequence still holds (prefix-cache.ts), and tokens may be predicted ahead
  * (prediction.ts). A `response_format` is enforced by a grammar while generating (grammar.ts), and
  * answers go out in OpenAI's shapes (respond.ts). A client that goes away stops its generation and
  * frees its sequences.
@@ -58,7 +58,7 @@ export interface LocalLlmOptions {
   threads?: number;
   /** Whether prompts start from the longest prefix a free sequence holds (default true); false reads every prompt in full. */
   prefixCache?: boolean;
-  /** How tokens are predicted ahead (default 'input-lookup'); 'draft' needs `draftModelPath`. */
+  /** How tokens are predicted ahead (default 'off'); 'draft' needs `draftModelPath`. */
   prediction?: Prediction;
   /** The GGUF file of a smaller model with the same tokenizer, drafting for `prediction: 'draft'`. */
   draftModelPath?: string;
