@@ -42,6 +42,10 @@ export const LOCAL_LLM_DEFAULTS = {
   prediction: 'off',
   /** Input lookup: tokens of the answer's end that must recur in the prompt, and tokens predicted after them at most (pattern 1 and 4 measured no better). */
   inputLookup: { patternMinTokens: 2, predictMaxTokens: 3 },
-  /** Tokens a draft model drafts ahead at most (not tuned). */
-  draftMaxTokens: 4,
+  /**
+   * Tokens a draft model drafts ahead at most, and at least before the model goes on (it waits for
+   * them): without a minimum the draft runs beside the model and, on a busy CPU, had nothing ready
+   * in time (no prediction checked in a whole run). Not tuned.
+   */
+  draftTokens: { min: 2, max: 4 },
 } as const;

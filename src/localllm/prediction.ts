@@ -71,7 +71,11 @@ export async function predictingSequences(o: {
     const draftModel = await o.llama.loadModel({ modelPath: o.draftModelPath });
     // One draft sequence per target sequence, as long: it holds the same prompt and answer.
     const draftContext = await draftModel.createContext({ contextSize: o.context.contextSize, sequences: o.count, threads: o.threads });
-    predictor = () => new DraftSequenceTokenPredictor(draftContext.getSequence(), { maxTokens: LOCAL_LLM_DEFAULTS.draftMaxTokens });
+    predictor = () =>
+      new DraftSequenceTokenPredictor(draftContext.getSequence(), {
+        minTokens: LOCAL_LLM_DEFAULTS.draftTokens.min,
+        maxTokens: LOCAL_LLM_DEFAULTS.draftTokens.max,
+      });
     dispose = async () => {
       await draftContext.dispose();
       await draftModel.dispose();
