@@ -48,4 +48,6 @@ export const LOCAL_LLM_DEFAULTS = {
    * in time (no prediction checked in a whole run). Not tuned.
    */
   draftTokens: { min: 2, max: 4 },
+  /** The built-in model drafting for `--prediction draft`: the 1.5B's smaller sibling, of the same tokenizer. */
+  draftModel: 'qwen2.5-coder-0.5b',
 } as const;

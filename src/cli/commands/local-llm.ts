@@ -17,7 +17,7 @@ interface LocalLlmCommandOptions {
   threads: number;
   prefixCache: boolean;
   prediction: Prediction;
-  draftModel?: string;
+  draftModel: string;
 }
 
 const wholeNumber = (name: string, min: number) => (v: string) => {
@@ -72,10 +72,9 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
         .default(d.prediction),
     )
     .addOption(
-      new Option(
-        '--draft-model <name>',
-        `the built-in model drafting for --prediction draft (same tokenizer; e.g. qwen2.5-coder-0.5b for the 1.5b)`,
-      ).choices(LOCAL_MODEL_NAMES),
+      new Option('--draft-model <name>', 'the built-in model drafting for --prediction draft, of the same tokenizer')
+        .choices(LOCAL_MODEL_NAMES)
+        .default(d.draftModel),
     )
     .action(async (o: LocalLlmCommandOptions) => {
       const choice = localModelChoice(o.localModel, { ...process.env, [LOCAL_MODEL_ENV]: o.model ?? '' });
@@ -88,9 +87,8 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
         ...(choice.kind === 'built-in' ? { model: choice.model } : {}),
         env: { ...process.env, [LOCAL_MODEL_ENV]: choice.kind === 'file' ? choice.path : '' },
       });
-      if (o.prediction === 'draft' && !o.draftModel) throw new InvalidArgumentError('--prediction draft needs --draft-model');
       const draftModelPath =
-        o.prediction === 'draft' && o.draftModel
+        o.prediction === 'draft'
           ? await ensureLocalModel({
               log,
               model: LOCAL_MODELS[o.draftModel as keyof typeof LOCAL_MODELS],
