@@ -170,6 +170,34 @@ describe('the prefix cache and prediction on the real model (SmolLM2-135M)', () 
     expect(plain.stats().predictions).toEqual({ validated: 0, refuted: 0 });
   });
 
+  it('drafts with a draft model (SmolLM2 for itself) beside the prefix cache, with the same answers', async () => {
+    const drafting = await startLocalLlm({
+      modelPath,
+      port: 0,
+      contextSize: 1024,
+      parallel: 1,
+      batch: 2,
+      prediction: 'draft',
+      draftModelPath: modelPath,
+    });
+    try {
+      expect(drafting.prediction).toBe('draft');
+      for (const question of ['Which part is delivered within 5 days?', 'How long are the records of part 107 kept?']) {
+        const drafted = await complete(drafting, ask(question));
+        expect(drafted.text).toBe((await complete(plain, ask(question))).text);
+      }
+      // The second question took the document from the first one's sequence, copied with its draft sequence.
+      expect(drafting.stats().cachedPromptTokens).toBe(
+        shared(ask('Which part is delivered within 5 days?'), ask('How long are the records of part 107 kept?')),
+      );
+      // A model drafting for itself is right nearly always.
+      const { validated, refuted } = drafting.stats().predictions;
+      expect(validated).toBeGreaterThan(refuted);
+    } finally {
+      await drafting.close();
+    }
+  });
+
   it('keeps each server its own cache: another context (as another model would have) starts with nothing', async () => {
     const other = await startLocalLlm({ modelPath, port: 0, contextSize: 1024, parallel: 1, batch: 1 });
     try {

@@ -13,7 +13,7 @@
  * prompt that only looks alike (the same text tokenized otherwise, one word changed) shares nothing
  * past the first different token; and the states live in one server's context, so one model's.
  */
-import type { LlamaContextSequence, Token } from 'node-llama-cpp';
+import { DraftSequenceTokenPredictor, type LlamaContextSequence, type Token } from 'node-llama-cpp';
 import type { SlotPick, SlotPool } from './pool';
 
 /** What the cache reads of a sequence: the tokens its KV state holds, in order. */
@@ -97,8 +97,25 @@ export function canCopyState(sequence: LlamaContextSequence): boolean {
  */
 export async function copyState(target: LlamaContextSequence, source: LlamaContextSequence, tokens: number): Promise<boolean> {
   const copy = (target as unknown as CopyableSequence)._copyStateFromOtherSequence;
-  if (tokens > 0 && copy && (await copy.call(target, source, tokens))) return true;
+  if (tokens > 0 && copy && (await copy.call(target, source, tokens))) {
+    await copyDraftState(target, source, tokens);
+    return true;
+  }
   // A copy that did not match leaves the sequence's tokens and cache out of step: start it afresh.
   await target.clearHistory();
   return false;
+}
+
+/**
+ * A draft model's sequence holds the same tokens as its target's, so it takes the same prefix from the
+ * source's draft sequence: otherwise the draft model would read in full every prompt the target took
+ * from the cache (decision 96). Best effort: a copy that fails leaves the draft to read the prompt.
+ */
+async function copyDraftState(target: LlamaContextSequence, source: LlamaContextSequence, tokens: number): Promise<void> {
+  const [to, from] = [target.tokenPredictor, source.tokenPredictor];
+  if (!(to instanceof DraftSequenceTokenPredictor && from instanceof DraftSequenceTokenPredictor)) return;
+  const shared = Math.min(tokens, commonPrefix(from.draftSequence.contextTokens, source.contextTokens));
+  const copy = (to.draftSequence as unknown as CopyableSequence)._copyStateFromOtherSequence;
+  if (shared > 0 && copy && (await copy.call(to.draftSequence, from.draftSequence, shared))) return;
+  await to.draftSequence.clearHistory();
 }
