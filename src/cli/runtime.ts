@@ -164,7 +164,12 @@ export async function startRuntime(o: RuntimeOptions): Promise<CliRuntime> {
     } else if (source === 'local') {
       const { startLocalModel } = await import('../localllm/start');
       const { llm: local, endpoint: served } = await startLocalModel(o.log, localModelChoice(o.localModel));
-      cleanups.push(() => local.close());
+      const { servedSummary } = await import('../localllm/served');
+      cleanups.push(() => {
+        // What the prefix cache saved this command's runs (decision 95), until the run summary carries cached tokens.
+        o.log(`Local model: ${servedSummary(local.stats())}`);
+        return local.close();
+      });
       endpoint = served;
       o.log(
         `Using the local model ${local.model} at ${local.baseURL} (CPU; ${local.contextSize} tokens of context, ${local.sequences} sequences, up to ${local.batch} samples of a prompt decoded together).`,

@@ -9,6 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import type { LlamaContextSequence, Token } from 'node-llama-cpp';
 import type { SlotPool } from './pool';
+import { canCopyState, copyState, runOn, startFromCache } from './prefix-cache';
 
 /** What {@link generateChoices} needs from the server. */
 export interface ChoicesOptions<C> {
@@ -20,6 +21,14 @@ export interface ChoicesOptions<C> {
   maxSequences: number;
   /** How the further sequences get the prompt (default: copied when node-llama-cpp can). */
   sharing?: PromptSharing;
+  /**
+   * Whether the prompt starts from the longest prefix of it a free sequence still holds
+   * (prefix-cache.ts), copied when another sequence holds more than `minTokens` more of it than the
+   * one read on; without it, every prompt is read in full.
+   */
+  prefixCache?: { minTokens: number };
+  /** Hears how many prompt tokens were taken from the cache rather than read (before any choice). */
+  onPromptRead?(cachedTokens: number): void;
   /** Aborts when the client goes away: generation stops, the sequences are cleared and given back. */
   signal: AbortSignal;
   /** Generates choice `index` on a sequence that already holds the prompt (but its last token). */
@@ -31,27 +40,20 @@ export interface ChoicesOptions<C> {
 /** How the prompt's KV cache reaches a request's further sequences: copied (one read of the prompt) or read again on each. */
 export type PromptSharing = 'copy' | 'evaluate';
 
-/**
- * node-llama-cpp 3.22.1 copies one sequence's KV cache to another (llama.cpp's `llama_memory_seq_cp`)
- * only through a method it marks internal (its LlamaDecisionContext uses it); the public alternative
- * is a round trip through a state file. Used when present; without it each sequence reads the prompt
- * itself, in the same batches.
- */
-interface CopyableSequence {
-  _copyStateFromOtherSequence?(other: LlamaContextSequence, upToTokenIndex: number): Promise<boolean>;
-}
-
-/** Whether this node-llama-cpp can copy a sequence's evaluated prompt to another sequence. */
+/** Whether this node-llama-cpp can copy a sequence's evaluated prompt to another sequence (prefix-cache.ts); without it each sequence reads the prompt itself, in the same batches. */
 export function promptSharing(sequence: LlamaContextSequence): PromptSharing {
-  return typeof (sequence as unknown as CopyableSequence)._copyStateFromOtherSequence === 'function' ? 'copy' : 'evaluate';
+  return canCopyState(sequence) ? 'copy' : 'evaluate';
 }
 
 /** Generates the `n` choices of one prompt on sequences borrowed from `pool`; resolves in index order. */
 export async function generateChoices<C>(o: ChoicesOptions<C>): Promise<C[]> {
-  const first = await o.pool.acquire(o.signal);
+  // LlamaChat decodes the prompt's last token itself to sample the first answer token: the rest is shared.
+  const prefix = o.promptTokens.slice(0, -1);
+  // With the cache, sequences are taken least recently used first: the freshest states stay for later prompts.
+  const first = await o.pool.acquire(o.signal, o.prefixCache && runOn(prefix));
   const sequences = [first];
   while (sequences.length < Math.min(o.n, o.maxSequences)) {
-    const extra = o.pool.tryAcquire();
+    const extra = o.pool.tryAcquire(o.prefixCache && (() => 0));
     if (extra === undefined) break;
     sequences.push(extra);
   }
@@ -69,14 +71,15 @@ export async function generateChoices<C>(o: ChoicesOptions<C>): Promise<C[]> {
     o.pool.release(sequence);
   };
   try {
-    // LlamaChat decodes the prompt's last token itself to sample the first answer token: the rest is shared.
-    const prefix = o.promptTokens.slice(0, -1);
+    if (o.prefixCache) await startFromCache(o.pool, first, prefix, o.prefixCache.minTokens);
+    else await Promise.all(sequences.map((sequence) => sequence.clearHistory()));
     if ((o.sharing ?? promptSharing(first)) === 'copy') {
-      await readPrompt(first, prefix, stop.signal);
+      o.onPromptRead?.(await readPrompt(first, prefix, stop.signal));
       await Promise.all(sequences.slice(1).map((sequence) => copyPrompt(sequence, first, prefix, stop.signal)));
     } else {
       // Read on every sequence at once: the scheduler spreads each llama.cpp batch over all of them.
-      await Promise.all(sequences.map((sequence) => readPrompt(sequence, prefix, stop.signal)));
+      const [cached] = await Promise.all(sequences.map((sequence) => readPrompt(sequence, prefix, stop.signal)));
+      o.onPromptRead?.(cached!);
     }
 
     const choices: C[] = new Array(o.n);
@@ -110,9 +113,10 @@ export async function generateChoices<C>(o: ChoicesOptions<C>): Promise<C[]> {
   }
 }
 
-/** Brings `sequence` to hold exactly `tokens`, keeping whatever prefix of them it already holds. */
-async function readPrompt(sequence: LlamaContextSequence, tokens: readonly Token[], signal: AbortSignal): Promise<void> {
+/** Brings `sequence` to hold exactly `tokens`, keeping whatever prefix of them it already holds; resolves to that prefix's length. */
+async function readPrompt(sequence: LlamaContextSequence, tokens: readonly Token[], signal: AbortSignal): Promise<number> {
   await sequence.adaptStateToTokens(tokens as Token[], false);
+  const kept = sequence.nextTokenIndex;
   // In pieces of one llama.cpp batch: a client that leaves while a long prompt is read stops it at the next piece.
   const piece = Math.max(1, sequence.context.batchSize);
   for (let from = sequence.nextTokenIndex; from < tokens.length; from += piece) {
@@ -120,6 +124,7 @@ async function readPrompt(sequence: LlamaContextSequence, tokens: readonly Token
     await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(from, from + piece));
   }
   signal.throwIfAborted();
+  return kept;
 }
 
 /** Gives `sequence` the prompt `source` has read: a copy of its KV cache, else (should the copy not match) read again. */
@@ -134,11 +139,6 @@ async function copyPrompt(
     await sequence.adaptStateToTokens(tokens as Token[], false);
     return;
   }
-  const copy = (sequence as unknown as CopyableSequence)._copyStateFromOtherSequence;
-  if (tokens.length > 0 && copy) {
-    if (await copy.call(sequence, source, tokens.length)) return;
-    // A copy that did not match leaves the sequence's tokens and cache out of step: start it afresh.
-    await sequence.clearHistory();
-  }
+  if (await copyState(sequence, source, tokens.length)) return;
   await readPrompt(sequence, tokens, signal);
 }

@@ -23,4 +23,31 @@ export const LOCAL_LLM_DEFAULTS = {
    * machine whose cores are busy with other work, two threads ran SmolLM2 5 to 25 times slower than one (decision 19).
    */
   threads: 1,
+  /**
+   * Whether a new prompt starts from the longest prefix of it that a free sequence still holds
+   * (prefix-cache.ts, decision 95). The cache is bounded by the context's sequences (see `kvCacheMb`):
+   * that many recent states at most, the least recently used overwritten first.
+   */
+  prefixCache: true,
+  /**
+   * A prefix is copied from another sequence only when it holds at least this many more prompt tokens
+   * than the sequence read on: fewer take less time to read than the copy of a whole state takes.
+   */
+  prefixCacheMinTokens: 8,
+  /**
+   * How tokens are predicted ahead (prediction.ts, decision 96): none by default, because on one
+   * thread of a busy CPU checking predictions cost more than the right ones saved (Qwen-1.5B, GoT
+   * sorting-32: input lookup and a 0.5B draft were both slower; BENCHMARKS.md).
+   */
+  prediction: 'off',
+  /** Input lookup: tokens of the answer's end that must recur in the prompt, and tokens predicted after them at most (pattern 1 and 4 measured no better). */
+  inputLookup: { patternMinTokens: 2, predictMaxTokens: 3 },
+  /**
+   * Tokens a draft model drafts ahead at most, and at least before the model goes on (it waits for
+   * them): without a minimum the draft runs beside the model and, on a busy CPU, had nothing ready
+   * in time (no prediction checked in a whole run). Not tuned.
+   */
+  draftTokens: { min: 2, max: 4 },
+  /** The built-in model drafting for `--prediction draft`: the 1.5B's smaller sibling, of the same tokenizer. */
+  draftModel: 'qwen2.5-coder-0.5b',
 } as const;

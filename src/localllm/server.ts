@@ -5,8 +5,11 @@
  * One llama.cpp context holds several sequences, shared by the requests: a request waits for one,
  * reads its prompt there once, copies it to as many free sequences as its `n` can use (up to
  * `batch`), and decodes its choices together, one token of each per step, in the same llama.cpp
- * batches as any other request's (batch.ts). A `response_format` is enforced by a grammar while
- * generating (grammar.ts). A client that goes away stops its generation and frees its sequences.
+ * batches as any other request's (batch.ts). A prompt starts from the longest prefix of it a free
+ * sequence still holds (prefix-cache.ts), and tokens may be predicted ahead
+ * (prediction.ts). A `response_format` is enforced by a grammar while generating (grammar.ts), and
+ * answers go out in OpenAI's shapes (respond.ts). A client that goes away stops its generation and
+ * frees its sequences.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -28,7 +31,9 @@ import { generateChoices, type PromptSharing, promptSharing } from './batch';
 import { LOCAL_LLM_DEFAULTS } from './defaults';
 import { Grammars } from './grammar';
 import { SlotPool } from './pool';
+import { type InputLookup, type Prediction, type PredictionStats, predictingSequences } from './prediction';
 import { type ChatMessage, type ChatRequest, OpenAiError, parseChatRequest } from './request';
+import { type Choice, type ChoiceListener, readBody, sendJson, streamCompletion, usageOf } from './respond';
 import { bytesPerSequence, planSequences } from './sequences';
 
 /** How to serve: which model, where, and how many requests at once. */
@@ -51,6 +56,14 @@ export interface LocalLlmOptions {
   promptSharing?: PromptSharing;
   /** CPU threads for llama.cpp (default 1). */
   threads?: number;
+  /** Whether prompts start from the longest prefix a free sequence holds (default true); false reads every prompt in full. */
+  prefixCache?: boolean;
+  /** How tokens are predicted ahead (default 'off'); 'draft' needs `draftModelPath`. */
+  prediction?: Prediction;
+  /** The GGUF file of a smaller model with the same tokenizer, drafting for `prediction: 'draft'`. */
+  draftModelPath?: string;
+  /** Input lookup's lengths (for measurements; default in defaults.ts). */
+  inputLookup?: InputLookup;
   log?: (line: string) => void;
 }
 
@@ -67,6 +80,11 @@ export interface LocalLlmStats {
   waiting: number;
   /** Completion tokens generated so far, counted as they come out (cancelled requests included). */
   completionTokens: number;
+  /** Prompt tokens of the requests that reached a sequence, and how many of them were taken from the prefix cache rather than read. */
+  promptTokens: number;
+  cachedPromptTokens: number;
+  /** Tokens predicted ahead that the model agreed with, and that it did not. */
+  predictions: PredictionStats;
 }
 
 /** A running local model server. */
@@ -84,6 +102,9 @@ export interface LocalLlm {
   batch: number;
   /** How a request's further sequences get its prompt: a copy of the first one's KV cache, or read again. */
   promptSharing: PromptSharing;
+  /** Whether prompts start from cached prefixes, and how tokens are predicted ahead. */
+  prefixCache: boolean;
+  prediction: Prediction;
   /** Time to load the model and create its context. */
   loadMs: number;
   stats(): LocalLlmStats;
@@ -120,20 +141,6 @@ interface Prompt {
   tokens: Token[];
 }
 
-interface Choice {
-  text: string;
-  finishReason: 'stop' | 'length';
-  completionTokens: number;
-}
-
-/** Hears a request's choices as they are generated: each piece of text, then the finished choice. */
-interface ChoiceListener {
-  text(index: number, text: string): void;
-  done(index: number, choice: Choice): void;
-}
-
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
 /** Loads the model and serves it until `close()`. */
 export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   const log = opts.log ?? (() => {});
@@ -151,7 +158,18 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     budgetBytes: (opts.kvCacheMb ?? LOCAL_LLM_DEFAULTS.kvCacheMb) * 2 ** 20,
   });
   const context = await model.createContext({ contextSize: requestedContextSize, sequences: plan.sequences, threads });
-  const sequences = Array.from({ length: plan.sequences }, () => context.getSequence());
+  const prediction = opts.prediction ?? LOCAL_LLM_DEFAULTS.prediction;
+  const predicting = await predictingSequences({
+    llama,
+    context,
+    count: plan.sequences,
+    prediction,
+    threads,
+    ...(opts.draftModelPath !== undefined && { draftModelPath: opts.draftModelPath }),
+    ...(opts.inputLookup && { inputLookup: opts.inputLookup }),
+  });
+  const { sequences } = predicting;
+  const prefixCache = opts.prefixCache ?? LOCAL_LLM_DEFAULTS.prefixCache;
   const pool = new SlotPool(sequences);
   const sharing = opts.promptSharing === 'evaluate' ? 'evaluate' : promptSharing(sequences[0]!);
   const grammars = new Grammars(llama);
@@ -160,8 +178,13 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   const loadMs = Date.now() - startedAt;
   const modelId = basename(opts.modelPath).replace(/\.gguf$/i, '');
 
-  const counters = { requests: 0, completed: 0, cancelled: 0, completionTokens: 0 };
-  const stats = (): LocalLlmStats => ({ ...counters, activeSequences: pool.active, waiting: pool.waiting });
+  const counters = { requests: 0, completed: 0, cancelled: 0, completionTokens: 0, promptTokens: 0, cachedPromptTokens: 0 };
+  const stats = (): LocalLlmStats => ({
+    ...counters,
+    activeSequences: pool.active,
+    waiting: pool.waiting,
+    predictions: predicting.stats(),
+  });
   const running = new Set<AbortController>();
   const handling = new Set<Promise<void>>();
 
@@ -172,6 +195,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     grammar: LlamaGrammar | undefined,
     signal: AbortSignal,
     listener?: ChoiceListener,
+    onPromptRead?: (cachedTokens: number) => void,
   ): Promise<Choice[]> {
     const room = contextSize - prompt.tokens.length;
     // Asking for more than the context holds is answered with as much as fits, marked `length`.
@@ -182,6 +206,12 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
       n: req.n,
       maxSequences: plan.batch,
       sharing,
+      ...(prefixCache && { prefixCache: { minTokens: LOCAL_LLM_DEFAULTS.prefixCacheMinTokens } }),
+      onPromptRead: (cachedTokens) => {
+        counters.promptTokens += prompt.tokens.length;
+        counters.cachedPromptTokens += cachedTokens;
+        onPromptRead?.(cachedTokens);
+      },
       signal,
       generate: (sequence, index, stop) =>
         generateChoice(sequence, prompt.history, {
@@ -210,7 +240,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   ): Promise<Choice> {
     const { req, index } = o;
     const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
-    const before = sequence.tokenMeter.usedOutputTokens;
+    // Counted as they come: the sequence's token meter also counts predicted tokens the model refuted.
+    let completionTokens = 0;
     try {
       const result = await chat.generateResponse(history, {
         maxTokens: o.maxTokens,
@@ -224,13 +255,14 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
         stopOnAbortSignal: false,
         ...(o.onText && { onTextChunk: o.onText }),
         onToken: (tokens) => {
+          completionTokens += tokens.length;
           counters.completionTokens += tokens.length;
         },
       });
       return {
         text: result.response,
         finishReason: result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
-        completionTokens: sequence.tokenMeter.usedOutputTokens - before,
+        completionTokens,
       };
     } finally {
       chat.dispose({ disposeSequence: false });
@@ -284,13 +316,18 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     });
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
+    let cachedTokens = 0;
+    const heard = (cached: number) => {
+      cachedTokens = cached;
+    };
+    const usage = (choices: Choice[]) => usageOf(promptTokens, cachedTokens, choices);
     try {
       if (request.stream) {
-        await streamCompletion(res, { id, created, model: modelId }, request, promptTokens, (listener) =>
-          generate(request, prompt, grammar, controller.signal, listener),
+        await streamCompletion(res, { id, created, model: modelId }, request, usage, (listener) =>
+          generate(request, prompt, grammar, controller.signal, listener, heard),
         );
       } else {
-        const choices = await generate(request, prompt, grammar, controller.signal);
+        const choices = await generate(request, prompt, grammar, controller.signal, undefined, heard);
         sendJson(res, 200, {
           id,
           object: 'chat.completion',
@@ -302,7 +339,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
             logprobs: null,
             finish_reason: c.finishReason,
           })),
-          usage: usageOf(promptTokens, choices),
+          usage: usage(choices),
         });
       }
       counters.completed++;
@@ -348,7 +385,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   async function measureSpeed(o: { maxTokens?: number } = {}): Promise<SpeedSample> {
     const prompt = preparePrompt([{ role: 'user', content: SPEED_PROMPT }]);
     const promptTokens = prompt.tokens.length;
-    const sequence = await pool.acquire();
+    // The least recently used sequence: the cached prompts most likely wanted again stay.
+    const sequence = await pool.acquire(undefined, () => 0);
     let chat: LlamaChat | undefined;
     const startedAt = performance.now();
     let firstAt: number | undefined;
@@ -392,7 +430,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   const host = opts.host ?? LOCAL_LLM_DEFAULTS.host;
   log(
     `Loaded ${modelId} in ${(loadMs / 1000).toFixed(1)}s: ${plan.sequences} sequences of ${contextSize} tokens ` +
-      `(${Math.round((plan.sequences * plan.bytesPerSequence) / 2 ** 20)} MiB of KV cache; up to ${plan.batch} samples of a prompt decoded together), ${threads} thread(s).`,
+      `(${Math.round((plan.sequences * plan.bytesPerSequence) / 2 ** 20)} MiB of KV cache; up to ${plan.batch} samples of a prompt decoded together), ${threads} thread(s); ` +
+      `prefix cache ${prefixCache ? `on (up to ${plan.sequences} prompts kept)` : 'off'}, prediction ${prediction}.`,
   );
 
   return {
@@ -403,6 +442,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     sequences: plan.sequences,
     batch: plan.batch,
     promptSharing: sharing,
+    prefixCache,
+    prediction,
     loadMs,
     stats,
     measureSpeed,
@@ -413,6 +454,7 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
       // Generations unwind (and give their sequences back) before the context goes away under them.
       await Promise.allSettled([...handling]);
       await context.dispose();
+      await predicting.dispose();
       await model.dispose();
       await llama.dispose();
     },
@@ -436,93 +478,4 @@ function modelChatWrapper(model: LlamaModel): ChatWrapper {
       tokenizer: model.tokenizer,
     }) ?? resolveChatWrapper(model)
   );
-}
-
-function usageOf(promptTokens: number, choices: Choice[]) {
-  const completionTokens = choices.reduce((sum, c) => sum + c.completionTokens, 0);
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-}
-
-/** How long a streamed answer stays silent at most while the model reads its prompt or waits for a sequence. */
-const KEEP_ALIVE_MS = 15_000;
-
-/**
- * Answers as server-sent events in OpenAI's chunk format: per choice a role chunk, its text as it
- * comes and a closing chunk with the finish reason, the choices interleaved as they decode together
- * (each chunk names its index); then, if asked, one chunk with the usage.
- */
-async function streamCompletion(
-  res: ServerResponse,
-  head: { id: string; created: number; model: string },
-  req: ChatRequest,
-  promptTokens: number,
-  generate: (listener: ChoiceListener) => Promise<Choice[]>,
-): Promise<void> {
-  const send = (choices: unknown[], extra: Record<string, unknown> = {}) => {
-    if (!res.headersSent)
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    res.write(
-      `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...(req.includeUsage && { usage: null }), ...extra })}\n\n`,
-    );
-  };
-  const delta = (index: number, d: Record<string, unknown>, finishReason: string | null = null) => ({
-    index,
-    delta: d,
-    logprobs: null,
-    finish_reason: finishReason,
-  });
-  let started = -1;
-  let lastSent = Date.now();
-  const startChoice = (index: number) => {
-    for (; started < index; ) send([delta(++started, { role: 'assistant', content: '' })]);
-  };
-  // Reading a long prompt on a CPU takes minutes before the first token (four NDAs on Qwen-1.5B: over 60 s), and a
-  // request may wait for a free sequence: a chunk without choices now and then tells the client the answer is coming,
-  // so its stall detector (`llm.stallSeconds`) gives up on a silent server, not on a busy one.
-  startChoice(0);
-  const keepAlive = setInterval(() => {
-    if (Date.now() - lastSent >= KEEP_ALIVE_MS) send([]);
-  }, KEEP_ALIVE_MS / 3);
-  const sent = (f: () => void) => {
-    f();
-    lastSent = Date.now();
-  };
-  let choices: Choice[];
-  try {
-    choices = await generate({
-      text(index, text) {
-        sent(() => {
-          startChoice(index);
-          send([delta(index, { content: text })]);
-        });
-      },
-      done(index, choice) {
-        sent(() => {
-          startChoice(index);
-          send([delta(index, {}, choice.finishReason)]);
-        });
-      },
-    });
-  } finally {
-    clearInterval(keepAlive);
-  }
-  if (req.includeUsage) send([], { usage: usageOf(promptTokens, choices) });
-  res.end('data: [DONE]\n\n');
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new OpenAiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

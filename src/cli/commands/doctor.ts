@@ -4,7 +4,8 @@ import { parseOrThrow } from '../../goo/validate';
 import { LlmClient, type LlmEndpoint } from '../../llm/client';
 import { type ContextWindow, contextWindowOf } from '../../llm/context-windows';
 import { endpointFromEnv, NO_ENDPOINT } from '../../llm/endpoint';
-import type { SpeedSample } from '../../localllm/server';
+import { servedSummary } from '../../localllm/served';
+import type { LocalLlmStats, SpeedSample } from '../../localllm/server';
 import { jsonAnswer } from '../../tasks/answer-schema';
 import { type ConnectionSummary, summarizeConnection, temporalSettingsFromEnv } from '../../temporal/connection';
 import { localRetentionSeconds, retentionInWords, SERVER_RETENTION_ENV } from '../../temporal/retention';
@@ -110,6 +111,8 @@ export interface LocalModelReport {
   servedTokens: number;
   loadMs: number;
   speed: SpeedSample;
+  /** What the server did for the doctor's requests: prompt tokens read and taken from the prefix cache, predictions (decisions 95, 96). */
+  served?: LocalLlmStats;
 }
 
 /** The local model line: name, windows, load time, speed. */
@@ -120,6 +123,7 @@ function formatLocalModel(r: DoctorReport): string[] {
   return [
     `  local model   ${m.name ? `${m.name} (${m.title})` : m.title} · ${window}served with ${m.servedTokens.toLocaleString('en-US')} per request · loaded in ${(m.loadMs / 1000).toFixed(1)} s`,
     `  local speed   ${m.speed.tokensPerSecond} tokens/s generating, ${m.speed.promptTokensPerSecond} tokens/s reading a prompt (${m.speed.completionTokens} tokens after a ${m.speed.promptTokens}-token prompt, measured just now)`,
+    ...(m.served ? [`  local served  ${servedSummary(m.served)}`] : []),
   ];
 }
 
@@ -409,6 +413,7 @@ export async function doctorCommand(o: DoctorOptions, log: (line: string) => voi
       servedTokens: local.llm.contextSize,
       loadMs: local.llm.loadMs,
       speed: await local.llm.measureSpeed(),
+      served: local.llm.stats(),
     });
   } else {
     const configured = endpointFromEnv();

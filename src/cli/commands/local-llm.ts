@@ -1,6 +1,8 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { LOCAL_LLM_DEFAULTS } from '../../localllm/defaults';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODEL_ENV, LOCAL_MODEL_NAME_ENV, LOCAL_MODEL_NAMES, LOCAL_MODELS } from '../../localllm/models';
+import type { Prediction } from '../../localllm/prediction';
+import { servedSummary } from '../../localllm/served';
 import { localModelChoice } from '../llm-source';
 
 interface LocalLlmCommandOptions {
@@ -13,6 +15,9 @@ interface LocalLlmCommandOptions {
   batch: number;
   kvCacheMb: number;
   threads: number;
+  prefixCache: boolean;
+  prediction: Prediction;
+  draftModel: string;
 }
 
 const wholeNumber = (name: string, min: number) => (v: string) => {
@@ -60,6 +65,17 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
       d.kvCacheMb,
     )
     .option('--threads <n>', 'CPU threads for llama.cpp', wholeNumber('--threads', 1), d.threads)
+    .option('--no-prefix-cache', 'read every prompt in full instead of starting from the longest prefix a free sequence still holds')
+    .addOption(
+      new Option('--prediction <how>', 'tokens predicted ahead: from the prompt (input-lookup), by a draft model (draft), or none (off)')
+        .choices(['off', 'input-lookup', 'draft'])
+        .default(d.prediction),
+    )
+    .addOption(
+      new Option('--draft-model <name>', 'the built-in model drafting for --prediction draft, of the same tokenizer')
+        .choices(LOCAL_MODEL_NAMES)
+        .default(d.draftModel),
+    )
     .action(async (o: LocalLlmCommandOptions) => {
       const choice = localModelChoice(o.localModel, { ...process.env, [LOCAL_MODEL_ENV]: o.model ?? '' });
       const [{ ensureLocalModel }, { servedContextSize }] = await Promise.all([
@@ -71,6 +87,14 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
         ...(choice.kind === 'built-in' ? { model: choice.model } : {}),
         env: { ...process.env, [LOCAL_MODEL_ENV]: choice.kind === 'file' ? choice.path : '' },
       });
+      const draftModelPath =
+        o.prediction === 'draft'
+          ? await ensureLocalModel({
+              log,
+              model: LOCAL_MODELS[o.draftModel as keyof typeof LOCAL_MODELS],
+              env: { ...process.env, [LOCAL_MODEL_ENV]: '' },
+            })
+          : undefined;
       // Loaded here, not at the top: node-llama-cpp is heavy and no other command needs it.
       const { startLocalLlm } = await import('../../localllm/server');
       const llm = await startLocalLlm({
@@ -82,6 +106,9 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
         batch: o.batch,
         kvCacheMb: o.kvCacheMb,
         threads: o.threads,
+        prefixCache: o.prefixCache,
+        prediction: o.prediction,
+        ...(draftModelPath && { draftModelPath }),
         log,
       });
       const about =
@@ -94,6 +121,11 @@ export function addLocalLlmCommand(program: Command, log: (line: string) => void
         `Local model ${about} at ${llm.baseURL} (use OPENAI_BASE_URL=${llm.baseURL} --context-tokens ${llm.contextSize}).\n` +
           `  loaded in ${(llm.loadMs / 1000).toFixed(1)}s · ${speed.tokensPerSecond} tokens/s generating, ${speed.promptTokensPerSecond} tokens/s reading the prompt (measured just now, ${o.threads} thread(s)). Ctrl-C stops it.`,
       );
-      await new Promise<void>((resolve) => process.once('SIGINT', () => void llm.close().then(resolve)));
+      await new Promise<void>((resolve) =>
+        process.once('SIGINT', () => {
+          log(servedSummary(llm.stats()));
+          void llm.close().then(resolve);
+        }),
+      );
     });
 }
