@@ -240,6 +240,15 @@ describe('activities in a mock activity environment', () => {
       expect(result.usage).toEqual({ promptTokens: 30, completionTokens: 15 });
     });
 
+    it("reports the prompt tokens the endpoint took from its cache, as part of the prompt's", async () => {
+      llm.reply({
+        choices: [{ content: '[1, 2, 3]' }],
+        usage: { prompt_tokens: 120, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 96 } },
+      });
+      const result = await callLlm(sortStep());
+      expect(result.usage).toEqual({ promptTokens: 120, completionTokens: 7, cachedPromptTokens: 96 });
+    });
+
     it('counts an attempt that left no fault behind as one that timed out', async () => {
       // Attempt 1 beat once and was never heard of again; attempt 2 never beat at all.
       const environment = env({ attempt: 3, heartbeatDetails: { attempt: 1, faults: [] } });

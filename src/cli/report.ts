@@ -36,6 +36,8 @@ export interface RunReport {
   noAnswer?: { operation: string; reason: string };
   llmCalls: number;
   promptTokens: number;
+  /** Of the prompt tokens, those the endpoint took from its prompt cache (absent when it said of none). */
+  cachedPromptTokens?: number;
   completionTokens: number;
   costUsd: number;
   budgetExhausted: boolean;
@@ -71,6 +73,7 @@ export function reportOf(
     ...(result.noAnswer ? { noAnswer: result.noAnswer } : {}),
     llmCalls: grs.totals.llmCalls,
     promptTokens: grs.totals.promptTokens,
+    ...(grs.totals.cachedPromptTokens ? { cachedPromptTokens: grs.totals.cachedPromptTokens } : {}),
     completionTokens: grs.totals.completionTokens,
     costUsd: grs.totals.costUsd,
     budgetExhausted: grs.budgetExhausted,
@@ -147,7 +150,7 @@ export function formatReport(r: RunReport): string {
     ...(answer ? [`  answer        ${answer}`] : []),
     ...(r.review ? [`  sources       ${reviewLine(r.review)}`] : []),
     ...(r.review?.retention ? [`  kept          ${retentionLine(r.review.retention, r.review.documents)}`] : []),
-    `  LLM           ${r.llmCalls} calls · ${r.promptTokens.toLocaleString('en')} prompt + ${r.completionTokens.toLocaleString('en')} completion tokens · $${r.costUsd.toFixed(4)}${r.budgetExhausted ? ' · budget exhausted' : ''}`,
+    `  LLM           ${r.llmCalls} calls · ${r.promptTokens.toLocaleString('en')} prompt${r.cachedPromptTokens ? ` (${r.cachedPromptTokens.toLocaleString('en')} from the cache)` : ''} + ${r.completionTokens.toLocaleString('en')} completion tokens · $${r.costUsd.toFixed(4)}${r.budgetExhausted ? ' · budget exhausted' : ''}`,
     ...(r.refused || r.resumedSamples ? [`  provider      ${providerLine(r)}`] : []),
     `  graph         ${r.thoughts} thoughts`,
     `  time          ${(r.wallMs / 1000).toFixed(2)} s wall · ${(r.summedLlmLatencyMs / 1000).toFixed(2)} s of LLM calls${speedup > 1 ? ` (${speedup.toFixed(1)}x from running branches in parallel)` : ''}`,

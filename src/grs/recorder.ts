@@ -106,6 +106,8 @@ export class GrsRecorder {
         this.totals.llmCalls += 1;
         this.totals.promptTokens += fact.call.usage.promptTokens;
         this.totals.completionTokens += fact.call.usage.completionTokens;
+        if (fact.call.usage.cachedPromptTokens)
+          this.totals.cachedPromptTokens = (this.totals.cachedPromptTokens ?? 0) + fact.call.usage.cachedPromptTokens;
         this.totals.costUsd += fact.call.costUsd;
         return;
       }

@@ -16,6 +16,8 @@ export const Usage = z.object({
   completionTokens: z.number().int().min(0),
   /** The endpoint reported no usage: the tokens were counted here with a tokenizer (so budgets still hold). */
   estimated: z.boolean().optional(),
+  /** Prompt tokens the endpoint took from its prompt cache (`usage.prompt_tokens_details.cached_tokens`), counted in `promptTokens` too. */
+  cachedPromptTokens: z.number().int().min(0).optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 

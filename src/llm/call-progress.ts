@@ -17,7 +17,7 @@ export interface AnsweredRequest {
   model: string;
   choices: { text: string; reasoning?: string; finish: string }[];
   /** As the endpoint reported it; absent when it reported none (then `unreported` holds what to count). */
-  usage?: { promptTokens: number; completionTokens: number };
+  usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number };
   /** The texts whose tokens are counted here when the endpoint reported no usage. */
   unreported?: string[];
 }
@@ -61,6 +61,7 @@ export function gathered(progress: CallProgress, samples: number, model: string)
     if (a.usage) {
       out.usage.promptTokens += a.usage.promptTokens;
       out.usage.completionTokens += a.usage.completionTokens;
+      if (a.usage.cachedPromptTokens) out.usage.cachedPromptTokens = (out.usage.cachedPromptTokens ?? 0) + a.usage.cachedPromptTokens;
     } else {
       out.unreportedRequests += 1;
       out.unreported.push(...(a.unreported ?? []));

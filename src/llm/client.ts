@@ -171,6 +171,7 @@ export class LlmClient {
     if (got.unreportedRequests) {
       const counted = await estimateUsage(req.messages, got.unreportedRequests, got.unreported);
       out.usage = {
+        ...out.usage,
         promptTokens: out.usage.promptTokens + counted.promptTokens,
         completionTokens: out.usage.completionTokens + counted.completionTokens,
         estimated: true,
@@ -445,9 +446,17 @@ function answeredRequest(seed: number, response: OpenAI.ChatCompletion, model: s
     seed,
     model: response.model || model,
     choices: kept,
-    ...(response.usage
-      ? { usage: { promptTokens: response.usage.prompt_tokens ?? 0, completionTokens: response.usage.completion_tokens ?? 0 } }
-      : { unreported }),
+    ...(response.usage ? { usage: usageOf(response.usage) } : { unreported }),
+  };
+}
+
+/** A response's usage, with the prompt tokens its endpoint took from a prompt cache where it says (decision 95). */
+function usageOf(usage: OpenAI.CompletionUsage): NonNullable<AnsweredRequest['usage']> {
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    promptTokens: usage.prompt_tokens ?? 0,
+    completionTokens: usage.completion_tokens ?? 0,
+    ...(cached > 0 ? { cachedPromptTokens: cached } : {}),
   };
 }
 

@@ -9,7 +9,10 @@ export interface ScriptedChoice {
 
 /** What the endpoint answers to the next request. */
 export type ScriptedReply =
-  | { choices: ScriptedChoice[]; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | {
+      choices: ScriptedChoice[];
+      usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
+    }
   | { status: number; message: string; headers?: Record<string, string> }
   /** No answer until `release()`: for what happens while a call is in flight. */
   | { hold: true; choices: ScriptedChoice[] };
@@ -43,7 +46,10 @@ export interface ScriptedLlm {
 function sendCompletion(
   res: ServerResponse,
   body: ScriptedRequest['body'],
-  reply: { choices: ScriptedChoice[]; usage?: { prompt_tokens: number; completion_tokens: number } },
+  reply: {
+    choices: ScriptedChoice[];
+    usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
+  },
 ) {
   const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
   res.writeHead(200, { 'content-type': 'application/json' });
