@@ -45,7 +45,10 @@ export async function streamCompletion(
   req: ChatRequest,
   usage: (choices: Choice[]) => unknown,
   generate: (listener: ChoiceListener) => Promise<Choice[]>,
+  firstToken: { withinMs?: number; came?: (ms: number) => void } = {},
 ): Promise<void> {
+  const askedAt = Date.now();
+  let firstTokenAt: number | undefined;
   const send = (choices: unknown[], extra: Record<string, unknown> = {}) => {
     if (!res.headersSent)
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -66,10 +69,13 @@ export async function streamCompletion(
   };
   // Reading a long prompt on a CPU takes minutes before the first token (four NDAs on Qwen-1.5B: over 60 s), and a
   // request may wait for a free sequence: a chunk without choices now and then tells the client the answer is coming,
-  // so its stall detector (`llm.stallSeconds`) gives up on a silent server, not on a busy one.
+  // so its stall detector (`llm.stallSeconds`) gives up on a silent server, not on a busy one. Only until the first
+  // token, and not past what the prompt's size at the measured pace allows (decision 90): then the tokens are the
+  // progress, and a model that stops producing them falls silent, so the client ends the call and asks again.
   startChoice(0);
   const keepAlive = setInterval(() => {
-    if (Date.now() - lastSent >= KEEP_ALIVE_MS) send([]);
+    const reading = firstTokenAt === undefined && (firstToken.withinMs === undefined || Date.now() - askedAt < firstToken.withinMs);
+    if (reading && Date.now() - lastSent >= KEEP_ALIVE_MS) send([]);
   }, KEEP_ALIVE_MS / 3);
   const sent = (f: () => void) => {
     f();
@@ -79,6 +85,10 @@ export async function streamCompletion(
   try {
     choices = await generate({
       text(index, text) {
+        if (firstTokenAt === undefined) {
+          firstTokenAt = Date.now();
+          firstToken.came?.(firstTokenAt - askedAt);
+        }
         sent(() => {
           startChoice(index);
           send([delta(index, { content: text })]);

@@ -30,6 +30,7 @@ import {
 import { generateChoices, type PromptSharing, promptSharing } from './batch';
 import { LOCAL_LLM_DEFAULTS } from './defaults';
 import { Grammars } from './grammar';
+import { PromptPace } from './pace';
 import { SlotPool } from './pool';
 import { type InputLookup, type Prediction, type PredictionStats, predictingSequences } from './prediction';
 import { type ChatMessage, type ChatRequest, OpenAiError, parseChatRequest } from './request';
@@ -171,6 +172,8 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
   const { sequences } = predicting;
   const prefixCache = opts.prefixCache ?? LOCAL_LLM_DEFAULTS.prefixCache;
   const pool = new SlotPool(sequences);
+  // How fast prompts are read here, from the requests served: a streamed answer's first-token deadline.
+  const pace = new PromptPace();
   const sharing = opts.promptSharing === 'evaluate' ? 'evaluate' : promptSharing(sequences[0]!);
   const grammars = new Grammars(llama);
   const chatWrapper = modelChatWrapper(model);
@@ -323,8 +326,14 @@ export async function startLocalLlm(opts: LocalLlmOptions): Promise<LocalLlm> {
     const usage = (choices: Choice[]) => usageOf(promptTokens, cachedTokens, choices);
     try {
       if (request.stream) {
-        await streamCompletion(res, { id, created, model: modelId }, request, usage, (listener) =>
-          generate(request, prompt, grammar, controller.signal, listener, heard),
+        await streamCompletion(
+          res,
+          { id, created, model: modelId },
+          request,
+          usage,
+          (listener) => generate(request, prompt, grammar, controller.signal, listener, heard),
+          // The tokens read, not those taken from the cache, are what the pace measures.
+          { withinMs: pace.firstTokenWithinMs(promptTokens), came: (ms) => pace.observe(promptTokens - cachedTokens, ms) },
         );
       } else {
         const choices = await generate(request, prompt, grammar, controller.signal, undefined, heard);
