@@ -111,7 +111,9 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
     aligned.spans.forEach((span, document) => {
       if (!span) return;
       const inside = splits[document]!.clauses.flatMap((c, clause) => (c.start >= span.start && c.start < span.end ? [{ c, clause }] : []));
-      inside.forEach(({ c, clause }, i) => units.push({ document, clause, text: c.text, section, at: i / inside.length }));
+      inside.forEach(({ c, clause }, i) => {
+        units.push({ document, clause, text: c.text, section, at: i / inside.length });
+      });
     });
   });
   const sectionOf = (g: Placed[]) => Math.min(...g.map((m) => m.section));
