@@ -93,7 +93,7 @@ export const docMergeTunables = {
   // Clause by clause (issue 38): the engine aligns the clauses, the model merges each group that differs.
   clauses: () => ({
     candidates: intParam(1, 10, 3, 'merges asked of each clause group whose clauses differ'),
-    improvements: intParam(0, 10, 2, 'improvements asked of a group whose best merge the engine scores weak'),
+    improvements: intParam(1, 10, 2, 'improvements asked of a group whose best merge the engine scores weak'),
   }),
 } satisfies Record<string, (size: number) => SearchSpace>;
 
