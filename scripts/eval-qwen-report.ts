@@ -12,7 +12,7 @@ import { mean, pBelow, tInterval } from '../src/tune/stats';
 
 // OUT as in scripts/eval-qwen.sh: another checkout's docs/eval-qwen, say.
 const DIR = process.env.OUT ?? join(import.meta.dirname, '..', 'docs', 'eval-qwen');
-const SCHEMES = ['io', 'cot', 'tot', 'got', 'got2', 'got8']; // keyword counting's GoT is GoT8 (scripts/eval-qwen.sh)
+const SCHEMES = ['io', 'cot', 'tot', 'got', 'got2', 'got8', 'clauses']; // keyword counting's GoT is GoT8 (scripts/eval-qwen.sh)
 
 /** Cells whose folder names a scheme parameter (scripts/eval-qwen.sh): their runs are a scheme of their own here, never the paper's. */
 const VARIANTS: Record<string, string> = {

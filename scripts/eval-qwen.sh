@@ -55,4 +55,6 @@ for SAMPLES in $PASSES; do
   cell doc-merge-sectioned --task doc-merge --max-tokens 1536 --schemes io,cot,got --param sections=always
   # The paper's other merge graph: each half of the NDAs merged on its own (two documents a prompt), then the halves.
   cell doc-merge-got2 --task doc-merge --max-tokens 1536 --schemes got2
+  # Clause by clause (issue 38, decision 91): the engine aligns the clauses, the model merges one group at a time.
+  cell doc-merge-clauses --task doc-merge --max-tokens 512 --schemes clauses
 done

@@ -338,7 +338,8 @@ describe('the assemble split', () => {
 
 describe('schemes and the context window', () => {
   const four = generateDocMergeProblem(4, 2);
-  const schemes = Object.keys(docMergeTask.schemes);
+  // The paper's schemes; `clauses` (decision 91) is planned from the clauses, not the window.
+  const schemes = Object.keys(docMergeTask.schemes).filter((n) => n !== 'clauses');
 
   it.each(schemes)('%s: exactly the paper GoO when the documents fit one prompt', (name) => {
     const scheme = docMergeTask.schemes[name]!;

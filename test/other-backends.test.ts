@@ -120,7 +120,9 @@ describe('starting runs from outside TypeScript', () => {
       event: 'failed',
       type: 'ValidationError',
       where: 'refused by the worker (ValidationError)',
-      issues: [{ path: 'scheme.name', message: 'task "doc-merge" has no scheme "magic"; expected one of: io, cot, tot, got, got2' }],
+      issues: [
+        { path: 'scheme.name', message: 'task "doc-merge" has no scheme "magic"; expected one of: io, cot, tot, got, got2, clauses' },
+      ],
     });
     expect(stderr).toMatch(/scheme\.name: task "doc-merge" has no scheme "magic"/);
     expect(h.llm.stats().requests).toBe(0);

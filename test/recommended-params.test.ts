@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type BuiltInModel, LOCAL_MODELS } from '../src/localllm/models';
-import { recommendedParams } from '../src/localllm/recommended';
+import { recommendedParams, recommendedScheme } from '../src/localllm/recommended';
 import { TASKS } from '../src/tasks/registry';
 import { configIssues } from '../src/tune/space';
 import { got } from './support/cli';
@@ -65,5 +65,26 @@ describe('got run on a built-in model uses its recommendations and says so', () 
       GOT_STATE_DIR: dir,
     });
     expect(JSON.parse(smol.stdout).scheme).toEqual({ name: 'io' });
+  });
+
+  it('merges clause by clause on Qwen-1.5B when no scheme is named, says so, and keeps a named scheme (decision 91)', async () => {
+    const chosen = await dryRun(['--task', 'doc-merge', '--problem', problem]);
+    expect(chosen.request.scheme).toEqual({ name: 'clauses' });
+    expect(chosen.stderr).toMatch(
+      /Recommended for qwen2\.5-coder-1\.5b, so used: --scheme clauses: .*decision 91.*Give --scheme to choose otherwise/,
+    );
+    const named = await dryRun(['--task', 'doc-merge', '--scheme', 'got', '--problem', problem]);
+    expect(named.request.scheme).toEqual({ name: 'got', params: { sections: 'always' } });
+    expect(named.stderr).not.toMatch(/--scheme clauses/);
+    // On an endpoint the paper's default stays.
+    const endpoint = await got(['run', '--llm', 'endpoint', '--task', 'doc-merge', '--problem', problem, '--dry-run'], {
+      GOT_STATE_DIR: dir,
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    });
+    expect(endpoint.code, endpoint.stderr).toBe(0);
+    expect(JSON.parse(endpoint.stdout).scheme.name).toBe('got');
+    expect(recommendedScheme(QWEN, 'sorting')).toBeUndefined();
+    for (const model of MODELS)
+      for (const r of model.recommendedSchemes ?? []) expect(Object.keys(TASKS[r.task]!.schemes)).toContain(r.scheme);
   });
 });

@@ -68,11 +68,13 @@ const BEFORE_TUNABLES: Record<string, string> = {
   'doc-merge/tot/2': 'ebb5495ffe5b19be',
   'doc-merge/got/2': '022a3b60ee09799d',
   'doc-merge/got2/2': '9f707ef690ddc95b',
+  'doc-merge/clauses/2': 'bddbc581685b18e8',
   'doc-merge/io/4': '61c4d23bb34873c4',
   'doc-merge/cot/4': '03c14e23224c52aa',
   'doc-merge/tot/4': 'ebb5495ffe5b19be',
   'doc-merge/got/4': '022a3b60ee09799d',
   'doc-merge/got2/4': '04c2aa68ff9afffd',
+  'doc-merge/clauses/4': 'df3e7f7ae759cb6c',
 };
 
 const sizesOf = (id: string) => (id === 'doc-merge' ? [2, 4] : [...TASKS[id]!.sizes]);

@@ -280,9 +280,11 @@ const program = new Command('got')
 addRunOptions(program.command('run').description('run one prompting scheme on one problem and print the result'), {
   scheme: 'got',
   latency: 0,
-}).action(async (o: RunOptions) => {
+}).action(async (o: RunOptions, cmd: Command) => {
   const { runCommand } = await import('./commands/run');
-  const report = await runCommand(o);
+  // Named on the command line or in the config: a built-in model's recommended scheme does not replace it (decision 91).
+  const schemeGiven = cmd.getOptionValueSource('scheme') !== 'default' || config.scheme !== undefined;
+  const report = await runCommand({ ...o, schemeGiven });
   if (report?.status === 'noAnswer') process.exitCode = EXIT.noAnswer;
 });
 

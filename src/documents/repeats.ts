@@ -18,7 +18,7 @@ export const REPEAT_SIMILARITY = 0.7;
 
 /** Numbers and one- or two-character words ("30", "B", "(a)"): the similarity ignores them, and they tell clauses apart. */
 const DISTINCTIONS = /\b(?:\d+(?:[.,]\d+)*|[A-Za-z]{1,2})\b/g;
-const distinctionsOf = (text: string) => [...new Set(text.match(DISTINCTIONS) ?? [])].sort().join(' ');
+export const distinctionsOf = (text: string) => [...new Set(text.match(DISTINCTIONS) ?? [])].sort().join(' ');
 
 /** For each clause of `merged` (as `splitClausesOnce` cuts it), the earliest clause it repeats, if any. */
 export function findRepeats(merged: string): (number | undefined)[] {

@@ -43,6 +43,16 @@ export interface BuiltInModel {
   measured: string;
   /** Scheme parameters `got run` uses on it unless told otherwise, each because of a measurement (decision 89). */
   recommended?: readonly Recommendation[];
+  /** The scheme `got run` uses on it for a task when no scheme is named, each because of a measurement (decision 91). */
+  recommendedSchemes?: readonly SchemeRecommendation[];
+}
+
+/** A scheme a model does a task better with than the run's default. */
+export interface SchemeRecommendation {
+  task: string;
+  scheme: string;
+  /** Why, in a few words, with the decision that measured it. */
+  why: string;
 }
 
 /** A scheme parameter a model does the job better with: for a task, and for some of its schemes or all. */
@@ -137,6 +147,7 @@ export const LOCAL_MODELS = {
     recommended: [
       {
         task: 'doc-merge',
+        schemes: ['io', 'cot', 'tot', 'got', 'got2'],
         params: { sections: 'always' },
         why: 'given whole documents at once it restates the first and drops the rest; section by section it kept 91% of their clauses (decision 87)',
       },
@@ -145,6 +156,13 @@ export const LOCAL_MODELS = {
         schemes: ['got'],
         params: { split: 'engine' },
         why: "it never cut a list into GoT's parts right; with the engine's cut GoT made 7.6 errors at 32 against 14.6 (decision 83)",
+      },
+    ],
+    recommendedSchemes: [
+      {
+        task: 'doc-merge',
+        scheme: 'clauses',
+        why: 'merging one group of aligned clauses at a time, it keeps the documents clause by clause with one title and preamble, where whole merges kept 7-26% (decision 91)',
       },
     ],
   },

@@ -1,4 +1,4 @@
-import type { BuiltInModel } from './models';
+import type { BuiltInModel, SchemeRecommendation } from './models';
 
 /** The parameters a built-in model is recommended for one task and scheme, and why each. */
 export interface Recommended {
@@ -26,3 +26,7 @@ export function recommendedParams(
   }
   return out;
 }
+
+/** The scheme `got run` uses for a task on a built-in model when the user names none (decision 91), if the model has one. */
+export const recommendedScheme = (model: Pick<BuiltInModel, 'recommendedSchemes'>, task: string): SchemeRecommendation | undefined =>
+  model.recommendedSchemes?.find((r) => r.task === task);

@@ -1,3 +1,4 @@
+import { CLAUSE_MARKERS } from '../tasks/doc-merge/clause-groups/prompts';
 import { DOC_MERGE_MARKERS, EXAMPLES_END } from '../tasks/doc-merge/prompts';
 import { analyseMerge, clausesOf, informationUnits, proxyRatings, type Units } from '../tasks/doc-merge/score';
 import { SECTION_MARKERS } from '../tasks/doc-merge/section-prompts';
@@ -14,7 +15,8 @@ import type { Answer, AnswerContext } from './responders';
  * missing and drops part of what is repeated. Section prompts are answered by the same model on the
  * section's versions, the answer headed by the section's title; fusing drafts of a section (which
  * carries no versions) treats the drafts as the sources. With an invention share (`SimSettings`), it
- * also adds sentences no source has, from a stream of their own.
+ * also adds sentences no source has, from a stream of their own. A clause group's prompts (issue 38) are
+ * answered alike on the group's clauses, as one paragraph.
  */
 
 /** Share of the sources' pieces of information a single merge forgets, by the sources' length. */
@@ -234,7 +236,7 @@ function judgeAnswer(documents: string[], candidate: string): Answer {
   };
 }
 
-const MARKERS = { ...DOC_MERGE_MARKERS, ...SECTION_MARKERS };
+const MARKERS = { ...DOC_MERGE_MARKERS, ...SECTION_MARKERS, ...CLAUSE_MARKERS };
 type DocMergePrompt = keyof typeof MARKERS;
 
 function answerFor(kind: DocMergePrompt, { documents, drafts, candidate, section }: Input): Answer | undefined {
@@ -258,6 +260,11 @@ function answerFor(kind: DocMergePrompt, { documents, drafts, candidate, section
       return section === undefined ? undefined : mergeAnswer(documents, COT_FACTOR, true, section);
     case 'improveSection':
       return drafts.length === 1 && section !== undefined ? improveAnswer(documents, drafts[0]!, section) : undefined;
+    // A clause group: the same model on the group's clauses, the answer one paragraph without a heading.
+    case 'mergeClause':
+      return mergeAnswer(documents, 1, false, '');
+    case 'improveClause':
+      return drafts.length === 1 ? improveAnswer(documents, drafts[0]!, '') : undefined;
   }
 }
 

@@ -124,4 +124,19 @@ describe('Qwen2.5-Coder-1.5B in the engine', () => {
     expect(kept).toBeGreaterThan(0.7);
     for (const d of retention) expect(d.kept / d.clauses, `document ${d.document + 1}`).toBeGreaterThan(0.5);
   }, 1_800_000);
+
+  it('merges the same NDAs clause by clause (the clauses scheme) and keeps most of every one of them (decision 91)', async () => {
+    const documents = ndaSamples()[0]!;
+    const r = request('doc-merge', 'clauses', { documents }, documents.length, 512);
+    const result = await run(r);
+    expect(result.status).toBe('answered');
+    const retention = result.grs.review!.retention!;
+    const kept = retention.reduce((n, d) => n + d.kept, 0) / retention.reduce((n, d) => n + d.clauses, 0);
+    console.log(`Qwen clauses doc-merge: kept ${retention.map((d) => `${d.kept}/${d.clauses}`).join(', ')}`);
+    // One group of aligned clauses a prompt: the merge keeps the documents' clauses, as the sectioned merge does.
+    expect(kept).toBeGreaterThan(0.7);
+    // The groups whose clauses differ were merged by the model, not copied by the engine.
+    const merges = result.grs.calls.filter((c) => c.purpose !== 'score').length;
+    expect(merges).toBeGreaterThan(0);
+  }, 3_600_000);
 });

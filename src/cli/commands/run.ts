@@ -3,7 +3,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import type { ReviewRecord } from '../../documents/types';
 import { ValidationError } from '../../goo/validate';
-import { recommendedParams } from '../../localllm/recommended';
+import { recommendedParams, recommendedScheme } from '../../localllm/recommended';
 import { checkedPromptSet, taskWithPrompts } from '../../prompts/task-ref';
 import { checkRun } from '../../run/check';
 import type { RunRequestInput, RunResult } from '../../run/request';
@@ -27,6 +27,8 @@ export interface RunOptions {
   /** A prompt set (JSON): the built-in task's prompts reworded (docs/prompts.md). */
   prompts?: string;
   scheme: string;
+  /** The user named the scheme (on the command line or in the config): a model's recommended scheme does not replace it. */
+  schemeGiven?: boolean;
   /** Values of the scheme's tunable parameters (`--param name=value`). */
   param?: Record<string, string | number | boolean>;
   size?: number;
@@ -159,14 +161,20 @@ export function requestFromOptions(o: RunOptions): RunRequestInput {
  * declared task (the user wrote the graph or the task), nor for `got eval`, which measures the
  * schemes as defined.
  */
-function withRecommendedParams(o: RunOptions, log: (line: string) => void): Pick<RunOptions, 'param'> {
+function withRecommendedParams(o: RunOptions, log: (line: string) => void): Partial<Pick<RunOptions, 'param' | 'scheme'>> {
   if ((o.llm ?? defaultLlmSource()) !== 'local' || o.goo || o.taskFile) return {};
   const choice = localModelChoice(o.localModel);
   if (choice.kind !== 'built-in') return {};
-  const { params, why } = recommendedParams(choice.model, o.task, o.scheme, o.param);
-  if (!why.length) return {};
+  // A scheme the model does the task better with, where the user named none (decision 91).
+  const schemeFor = o.schemeGiven || o.schemeGiven === undefined ? undefined : recommendedScheme(choice.model, o.task);
+  if (schemeFor)
+    log(
+      `Recommended for ${choice.model.name}, so used: --scheme ${schemeFor.scheme}: ${schemeFor.why}. Give --scheme to choose otherwise.`,
+    );
+  const scheme = schemeFor?.scheme ?? o.scheme;
+  const { params, why } = recommendedParams(choice.model, o.task, scheme, o.param);
   for (const line of why) log(`Recommended for ${choice.model.name}, so used: ${line}. Give the parameter to choose otherwise.`);
-  return { param: { ...params, ...o.param } };
+  return { ...(schemeFor ? { scheme } : {}), ...(why.length ? { param: { ...params, ...o.param } } : {}) };
 }
 
 export async function runCommand(o: RunOptions, log: (line: string) => void = (l) => console.error(l)): Promise<RunReport | undefined> {

@@ -2,6 +2,16 @@ import { ValidationError } from '../../goo/validate';
 import type { ThoughtState } from '../../grs/types';
 import { type AnswerSchema, answerSchema, endOf, stringField } from '../answer-schema';
 import type { ChatMessage, LlmScorer, ParsedThought, PromptRequest, Task } from '../task';
+import { clauseSplits } from './clause-groups/scheme';
+import {
+  CLAUSE_PROMPTS,
+  clausePrompt,
+  type GroupState,
+  groupScore,
+  isClausePrompt,
+  isGroupState,
+  parseClauseAnswer,
+} from './clause-groups/task';
 import { DocMergeProblem, generateDocMergeProblem, parseDocMergeCsv } from './dataset';
 import { parseRatings, RATINGS_SCHEMA, readMerged } from './parse';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
@@ -135,9 +145,9 @@ export const docMergeTask: Task<DocMergeProblem> = {
   higherIsBetter: true,
   noAnswerScore: UNPARSEABLE_SCORE,
   sizes: [4],
-  prompts: ['merge', 'mergeCot', 'aggregate', 'improve', ...SECTION_PROMPTS],
+  prompts: ['merge', 'mergeCot', 'aggregate', 'improve', ...SECTION_PROMPTS, ...CLAUSE_PROMPTS],
   schemes: docMergeSchemes,
-  splits: docMergeSplits,
+  splits: { ...docMergeSplits, ...clauseSplits },
   tunables: docMergeTunables,
   sizeOf: (p) => p.documents.length,
   sizeMeans: 'documents',
@@ -163,6 +173,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
   buildPrompt(req: PromptRequest): ChatMessage[] {
     const content = (() => {
       if (isSectionPrompt(req.prompt)) return sectionPrompt({ ...req, prompt: req.prompt }, problemOf(req));
+      if (isClausePrompt(req.prompt)) return clausePrompt({ ...req, prompt: req.prompt }, problemOf(req));
       switch (req.prompt) {
         case 'merge':
           return mergePrompt(textsOf(req, documentsOf(req, sourcesOf(req).length)));
@@ -188,6 +199,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
 
   parseResponse(req: PromptRequest, text: string): ParsedThought[] {
     if (isSectionPrompt(req.prompt)) return parseSectionAnswer({ ...req, prompt: req.prompt }, problemOf(req), text);
+    if (isClausePrompt(req.prompt)) return parseClauseAnswer({ ...req, prompt: req.prompt }, problemOf(req), text);
     const documents = inputDocuments(req);
     const state: DocMergeState = { documents };
     const answer = readMerged(text, textsOf(req, documents));
@@ -204,6 +216,7 @@ export const docMergeTask: Task<DocMergeProblem> = {
   score(state, problem) {
     if (Array.isArray(state.outline)) return assembledScore(state as AssembledState, problem);
     if (state.section !== undefined) return sectionScore(sectionOf(state, problem), problem);
+    if (isGroupState(state)) return groupScore(state as GroupState, problem);
     const { documents, merged } = asState(state);
     if (merged === undefined) return UNPARSEABLE_SCORE;
     const chosen = Array.isArray(documents) ? documents.flatMap((i) => problem.documents[i] ?? []) : [];

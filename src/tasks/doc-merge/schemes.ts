@@ -4,6 +4,7 @@ import { estimateTokens, UNKNOWN_MODEL_CONTEXT_TOKENS } from '../../llm/context-
 import { choiceParam, intParam, resolveConfig, type SearchSpace } from '../../tune/space';
 import type { SchemeOptions } from '../task';
 import { answerReserve, answerTokensFor, CHAT_TOKENS, taggedTokens } from './budget';
+import { clauseScheme } from './clause-groups/scheme';
 import { DocMergeProblem } from './dataset';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
 import { type SectionedScheme, sectionedScheme } from './sectioned-schemes';
@@ -88,6 +89,11 @@ export const docMergeTunables = {
     merges: intParam(1, 10, 5, 'merges of each half'),
     aggregations: intParam(1, 10, 5, 'samples of the aggregation of the halves'),
     improvements: intParam(1, 10, 5, 'samples of the final improvement'),
+  }),
+  // Clause by clause (issue 38): the engine aligns the clauses, the model merges each group that differs.
+  clauses: () => ({
+    candidates: intParam(1, 10, 3, 'merges asked of each clause group whose clauses differ'),
+    improvements: intParam(1, 10, 2, 'improvements asked of a group whose best merge the engine scores weak'),
   }),
 } satisfies Record<string, (size: number) => SearchSpace>;
 
@@ -195,4 +201,14 @@ export const docMergeSchemes = {
   tot: windowed('tot', tot),
   got: windowed('got', got),
   got2: windowed('got2', got2),
+  clauses: (o: SchemeOptions<DocMergeProblem>): GoO => {
+    const p = paramsOf('clauses', o);
+    const valid = DocMergeProblem.safeParse(o.problem).success;
+    const window = o.contextTokens ?? UNKNOWN_MODEL_CONTEXT_TOKENS;
+    return clauseScheme(o.problem, {
+      candidates: p.candidates!,
+      improvements: p.improvements!,
+      judgeWhole: valid && fitsWhole('io', o.problem!, window),
+    });
+  },
 } satisfies Record<string, (o: SchemeOptions<DocMergeProblem>) => GoO>;

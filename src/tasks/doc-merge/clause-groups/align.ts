@@ -1,0 +1,130 @@
+import { splitClausesOnce } from '../../../documents/clauses';
+import { SourceIndex } from '../../../documents/provenance';
+import { distinctionsOf, REPEAT_SIMILARITY } from '../../../documents/repeats';
+import { alignmentOf } from '../sections';
+
+/**
+ * Documents' clauses aligned into groups that state the same term, in a reading order taken from the
+ * documents (issue 38, decision 91). A clause joins the group of its most similar clause in another
+ * document (the provenance's cosine), wherever it stands; the clauses left alone are paired by their
+ * rank within the documents' aligned sections (decision 36), since the NDAs state their terms in the
+ * same order in other words, which word overlap alone does not see. Groups are read section by
+ * section, by where their clauses stand in it. Pure and deterministic.
+ */
+
+/** From this similarity on (the provenance's cosine), clauses of two documents state the same term. */
+export const GROUP_SIMILARITY = 0.5;
+
+/** One source clause in a group. */
+export interface GroupMember {
+  document: number;
+  /** Index among the document's clauses (`splitClausesOnce`). */
+  clause: number;
+  text: string;
+}
+
+/** Clauses of several documents that state one term; at most one per document, in document order. */
+export interface ClauseGroup {
+  members: GroupMember[];
+  /** The aligned section's title. */
+  heading: string;
+  /**
+   * The members say the same thing (one member, or one wording, or rewordings at the repeat bar with
+   * the same numbers and short words): the merge keeps the first one, and no model is asked.
+   */
+  same: boolean;
+}
+
+/** The documents' clauses aligned: the title (the first document's heading before its first clause) and the groups in reading order. */
+export interface ClauseAlignment {
+  title?: string;
+  groups: ClauseGroup[];
+}
+
+const normalized = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** Whether every member says what the first says, so the first stands for all. */
+export function saySame(members: readonly GroupMember[]): boolean {
+  const [first, ...rest] = members;
+  if (!first || !rest.length) return true;
+  const index = new SourceIndex([first.text]);
+  return rest.every(
+    (m) =>
+      normalized(m.text) === normalized(first.text) ||
+      ((index.match(m.text)[0]?.similarity ?? 0) >= REPEAT_SIMILARITY && distinctionsOf(m.text) === distinctionsOf(first.text)),
+  );
+}
+
+interface Placed extends GroupMember {
+  section: number;
+  /** Where in its section's version it stands, 0 to 1: groups are read in this order. */
+  at: number;
+}
+
+/**
+ * Groups by similarity over all the documents (a clause said word for word may stand in sections the
+ * alignment did not pair), each clause joining the group of its most similar earlier clause that has
+ * no clause of its document yet; then, within each section, clauses left alone are paired by rank.
+ */
+function groupClauses(units: readonly Placed[]): Placed[][] {
+  const index = new SourceIndex(units.map((u) => u.text));
+  const groupOf = new Int32Array(units.length).fill(-1);
+  const groups: Placed[][] = [];
+  const join = (at: number, g: number) => {
+    groupOf[at] = g;
+    groups[g]!.push(units[at]!);
+  };
+  units.forEach((unit, at) => {
+    const best = index
+      .matchAll(unit.text, GROUP_SIMILARITY)
+      .filter(
+        (m) => m.document < at && groupOf[m.document]! >= 0 && !groups[groupOf[m.document]!]!.some((x) => x.document === unit.document),
+      )
+      .sort((a, b) => b.similarity - a.similarity || a.document - b.document)[0];
+    if (best) join(at, groupOf[best.document]!);
+    else join(at, groups.push([]) - 1);
+  });
+  // Alone in their group: paired by rank within their section with the lone clauses of the section's fullest version.
+  const bySection = new Map<number, Placed[][]>();
+  for (const g of groups) if (g.length === 1) bySection.set(g[0]!.section, [...(bySection.get(g[0]!.section) ?? []), g]);
+  const absorbed = new Set<Placed[]>();
+  for (const lone of bySection.values()) {
+    const perDocument = new Map<number, Placed[][]>();
+    for (const g of lone) perDocument.set(g[0]!.document, [...(perDocument.get(g[0]!.document) ?? []), g]);
+    const [anchor, ...others] = [...perDocument.values()].sort((a, b) => b.length - a.length || a[0]![0]!.document - b[0]![0]!.document);
+    for (const other of others)
+      other.forEach((g, i) => {
+        if (i >= anchor!.length) return;
+        anchor![i]!.push(g[0]!);
+        absorbed.add(g);
+      });
+  }
+  return groups.filter((g) => !absorbed.has(g)).map((g) => g.sort((a, b) => a.document - b.document));
+}
+
+/** Aligns the documents' clauses into groups (see the module's comment). */
+export function alignClauses(documents: readonly string[]): ClauseAlignment {
+  const splits = documents.map((d) => splitClausesOnce(d));
+  const { sections } = alignmentOf(documents);
+  const units: Placed[] = [];
+  sections.forEach((aligned, section) => {
+    aligned.spans.forEach((span, document) => {
+      if (!span) return;
+      const inside = splits[document]!.clauses.flatMap((c, clause) => (c.start >= span.start && c.start < span.end ? [{ c, clause }] : []));
+      inside.forEach(({ c, clause }, i) => {
+        units.push({ document, clause, text: c.text, section, at: i / inside.length });
+      });
+    });
+  });
+  const sectionOf = (g: Placed[]) => Math.min(...g.map((m) => m.section));
+  const atOf = (g: Placed[]) => Math.min(...g.map((m) => m.at));
+  const groups = groupClauses(units)
+    .sort((a, b) => sectionOf(a) - sectionOf(b) || atOf(a) - atOf(b))
+    .map((g): ClauseGroup => {
+      const members = g.map(({ document, clause, text }) => ({ document, clause, text }));
+      return { members, heading: sections[sectionOf(g)]!.title, same: saySame(members) };
+    });
+  const first = splits[0];
+  const titleLine = first?.headings.find((h) => !first.clauses.length || h.start < first.clauses[0]!.start);
+  return { ...(titleLine ? { title: titleLine.title } : {}), groups };
+}

@@ -1,0 +1,98 @@
+import { splitClausesOnce } from '../../../documents/clauses';
+import { SourceIndex, SUPPORTED_SIMILARITY } from '../../../documents/provenance';
+import { ValidationError } from '../../../goo/validate';
+import type { ThoughtState } from '../../../grs/types';
+import { endOf } from '../../answer-schema';
+import type { ParsedThought, PromptRequest } from '../../task';
+import type { DocMergeProblem } from '../dataset';
+import { readMerged } from '../parse';
+import { harmonicMean, mergeScore, UNPARSEABLE_SCORE } from '../score';
+import { alignClauses, type ClauseAlignment, type ClauseGroup } from './align';
+import { improveClausePrompt, mergeClausePrompt } from './prompts';
+
+/**
+ * Merging clause by clause on the task's side (issue 38): a group thought names its group by index in
+ * the documents' clause alignment, which every step recomputes from the problem (remembered), so a
+ * thought is a few numbers and its clause. The engine scores a candidate by what of the group's clauses
+ * it keeps, what it repeats, and what it says that none of them says.
+ */
+
+export const CLAUSE_PROMPTS = ['mergeClause', 'improveClause'] as const;
+export type ClausePrompt = (typeof CLAUSE_PROMPTS)[number];
+export const isClausePrompt = (prompt: string): prompt is ClausePrompt => (CLAUSE_PROMPTS as readonly string[]).includes(prompt);
+
+/** A thought about one clause group: its index, its documents, and (once merged or kept) its clause. */
+export interface GroupState extends ThoughtState {
+  group: number;
+  documents: number[];
+  merged?: string;
+  /** The engine kept a member as it is (the members say the same thing): no model was asked. */
+  kept?: true;
+  untagged?: true;
+}
+
+const recent = new Map<string, ClauseAlignment>();
+
+/** The problem's clause alignment, remembered for the last few problems (each step receives its problem anew). */
+export function clauseAlignmentOf(documents: readonly string[]): ClauseAlignment {
+  const key = documents.join('\u0000');
+  let alignment = recent.get(key);
+  if (!alignment) {
+    alignment = alignClauses(documents);
+    if (recent.size >= 4) recent.delete(recent.keys().next().value!);
+    recent.set(key, alignment);
+  }
+  return alignment;
+}
+
+export const isGroupState = (s: ThoughtState): s is GroupState => Number.isInteger(s.group) && Array.isArray(s.documents);
+
+/** A thought's group, checked against the problem; the error names the field. */
+export function groupOf(state: ThoughtState, problem: DocMergeProblem): ClauseGroup {
+  const groups = clauseAlignmentOf(problem.documents).groups;
+  const g = (state as Partial<GroupState>).group;
+  if (!Number.isInteger(g) || g! < 0 || g! >= groups.length)
+    throw new ValidationError('clause group thought', [
+      { path: 'state.group', message: `expected a group index from 0 to ${groups.length - 1}, got ${JSON.stringify(g)}` },
+    ]);
+  return groups[g!]!;
+}
+
+const textsOf = (group: ClauseGroup) => group.members.map((m) => m.text);
+
+export function clausePrompt(req: PromptRequest & { prompt: ClausePrompt }, problem: DocMergeProblem): string {
+  const state = req.thoughts[0] ?? {};
+  const group = groupOf(state, problem);
+  return req.prompt === 'mergeClause'
+    ? mergeClausePrompt(group.heading, textsOf(group))
+    : improveClausePrompt(group.heading, textsOf(group), typeof state.merged === 'string' ? state.merged : '');
+}
+
+export function parseClauseAnswer(req: PromptRequest & { prompt: ClausePrompt }, problem: DocMergeProblem, text: string): ParsedThought[] {
+  const input = req.thoughts[0] ?? {};
+  const group = groupOf(input, problem);
+  const state: GroupState = { group: input.group as number, documents: group.members.map((m) => m.document) };
+  const answer = readMerged(text, textsOf(group));
+  if (!answer.ok) return [{ state, valid: false, error: answer.error }];
+  return [
+    { state: { ...state, merged: answer.merged, ...(answer.untagged ? { untagged: true as const } : {}) }, valid: true, ...endOf(answer) },
+  ];
+}
+
+/** Share of a candidate's clauses that no clause of its group supports (the provenance's bar). */
+export function unsupportedShare(sources: readonly string[], merged: string): number {
+  const clauses = splitClausesOnce(merged).clauses;
+  if (!clauses.length) return 0;
+  const index = new SourceIndex(sources);
+  return clauses.filter((c) => (index.match(c.text)[0]?.similarity ?? 0) < SUPPORTED_SIMILARITY).length / clauses.length;
+}
+
+/**
+ * The engine's score of a group's clause, 0-10: the proxy of redundancy and retention against the
+ * group's clauses (`mergeScore`), lowered by the share of what it says that no member says.
+ */
+export function groupScore(state: GroupState, problem: DocMergeProblem): number {
+  if (typeof state.merged !== 'string') return UNPARSEABLE_SCORE;
+  const sources = textsOf(groupOf(state, problem));
+  return harmonicMean(mergeScore(sources, state.merged), 10 * (1 - unsupportedShare(sources, state.merged)));
+}

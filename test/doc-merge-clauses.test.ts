@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { reviewMerge } from '../src/documents/review';
+import { docMergeResponder } from '../src/simllm/doc-merge';
+import { docMergeTask } from '../src/tasks/doc-merge';
+import { alignClauses, saySame } from '../src/tasks/doc-merge/clause-groups/align';
+import { improveClausePrompt, mergeClausePrompt } from '../src/tasks/doc-merge/clause-groups/prompts';
+import { joinGroups } from '../src/tasks/doc-merge/clause-groups/scheme';
+import { groupScore, unsupportedShare } from '../src/tasks/doc-merge/clause-groups/task';
+import { runSectioned } from './support/sectioned-run';
+
+/**
+ * A room whose clause groups are known: Purpose and Governing Law word for word in every document
+ * (same), Confidentiality reworded (merged by the model), Term disagreeing (two years, five years),
+ * Return in the second document only.
+ */
+const A = `NON-DISCLOSURE AGREEMENT
+
+1. Purpose
+The parties share information to evaluate a joint venture in solar storage.
+
+2. Confidentiality
+The Recipient shall keep all Confidential Information secret and use it only for the Purpose.
+
+3. Term
+This agreement remains in force for two years from the date of signature.
+
+4. Governing Law
+This agreement is governed by the laws of Ireland.`;
+
+const B = `CONFIDENTIALITY AGREEMENT
+
+1. Purpose
+The parties share information to evaluate a joint venture in solar storage.
+
+2. Confidentiality
+The Receiving Party must hold every piece of confidential information in strict confidence and may not disclose it to third parties.
+
+3. Term
+This agreement remains in force for five years from the date of signature.
+
+4. Return of Materials
+On request the Receiving Party returns or destroys all documents it received.
+
+5. Governing Law
+This agreement is governed by the laws of Ireland.`;
+
+const room = { documents: [A, B] };
+
+describe('the clause aligner', () => {
+  const { title, groups } = alignClauses(room.documents);
+  const of = (word: string) => groups.filter((g) => g.members.some((m) => m.text.includes(word)));
+
+  it('takes one title from the first document and groups each term once, in the documents order', () => {
+    expect(title).toBe('NON-DISCLOSURE AGREEMENT');
+    const sources = room.documents.map((d) => d.split('\n').filter((l) => l.trim() && !/^\d+\.|AGREEMENT$/.test(l)).length);
+    // Every source clause is in exactly one group.
+    expect(groups.reduce((n, g) => n + g.members.length, 0)).toBe(sources[0]! + sources[1]!);
+    for (const word of ['joint venture', 'secret', 'force for', 'returns or destroys', 'laws of Ireland']) expect(of(word)).toHaveLength(1);
+    const order = ['joint venture', 'secret', 'force for', 'returns or destroys', 'laws of Ireland'].map((w) => groups.indexOf(of(w)[0]!));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
+  it('marks identical and lone groups as saying the same thing, and reworded or disagreeing ones not', () => {
+    expect(of('joint venture')[0]!.same).toBe(true);
+    expect(of('laws of Ireland')[0]!.same).toBe(true);
+    expect(of('returns or destroys')[0]).toMatchObject({ same: true, members: [{ document: 1 }] });
+    expect(of('secret')[0]).toMatchObject({ same: false });
+    expect(of('secret')[0]!.members.map((m) => m.document)).toEqual([0, 1]);
+    expect(of('force for')[0]!.same).toBe(false);
+  });
+
+  it('tells a number apart though the words are the same', () => {
+    const m = (document: number, text: string) => ({ document, clause: 0, text });
+    expect(saySame([m(0, 'The fee is 200 dollars per breach.'), m(1, 'The fee is 200 dollars per breach.')])).toBe(true);
+    expect(saySame([m(0, 'The fee is 200 dollars per breach.'), m(1, 'The fee is 300 dollars per breach.')])).toBe(false);
+  });
+});
+
+describe('the clause scheme on the simulator', () => {
+  const goo = docMergeTask.schemes.clauses!({ size: 2, problem: room });
+
+  it('the simulated LLM answers the group prompts with one clause', () => {
+    const clauses = ['The Recipient keeps it secret.', 'The Receiving Party holds it in strict confidence.'];
+    expect(docMergeResponder(mergeClausePrompt('Confidentiality', clauses))?.kind).toBe('doc-merge.mergeClause');
+    expect(docMergeResponder(improveClausePrompt('Confidentiality', clauses, 'x.'))?.kind).toBe('doc-merge.improveClause');
+  });
+
+  it('merges every group once, asks nothing of groups that say the same, and the review finds the disagreement', () => {
+    const { groups } = alignClauses(room.documents);
+    const open = groups.filter((g) => !g.same).length;
+    const run = runSectioned(goo as never, room, 3);
+    const merged = run.final[0]!.state.merged as string;
+    expect(merged.split('\n')[0]).toBe('NON-DISCLOSURE AGREEMENT');
+    for (const line of [
+      'The parties share information to evaluate a joint venture',
+      'governed by the laws of Ireland',
+      'returns or destroys',
+    ])
+      expect(merged.split(line).length - 1, line).toBe(1);
+    // One merge prompt per open group (its 3 candidates), at most one improvement prompt each, the judge
+    // once on the whole; nothing for the 3 groups that say the same.
+    expect(groups.length - open).toBe(3);
+    expect(run.calls).toBeGreaterThanOrEqual(open + 1);
+    expect(run.calls).toBeLessThanOrEqual(2 * open + 1);
+    const review = reviewMerge(room, merged);
+    expect(review.disagreements.length).toBeGreaterThan(0);
+    expect(review.retention!.every((r) => r.kept / r.clauses >= 0.5)).toBe(true);
+  });
+
+  it('scores a group clause by what it keeps and lowers it for what no member says', () => {
+    const problem = room;
+    const state = { group: 0, documents: [0, 1] };
+    const g = alignClauses(problem.documents).groups.findIndex((x) => !x.same);
+    const members = alignClauses(problem.documents).groups[g]!.members.map((m) => m.text);
+    const full = groupScore({ ...state, group: g, merged: members.join(' ') }, problem);
+    const invented = `${members[0]} Each party shall appoint a compliance officer who reviews adherence every quarter.`;
+    expect(unsupportedShare(members, invented)).toBeGreaterThan(0);
+    expect(groupScore({ ...state, group: g, merged: invented }, problem)).toBeLessThan(full);
+  });
+
+  it('joins group clauses in reading order under their headings, skipping none it has', () => {
+    const { groups } = alignClauses(room.documents);
+    const states = groups.map((g, group) => ({ group, documents: g.members.map((m) => m.document), merged: `Clause ${group}.` }));
+    const text = joinGroups([...states].reverse(), room);
+    const at = states.map((s) => text.indexOf(s.merged));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+  });
+});
