@@ -60,7 +60,14 @@ afterAll(async () => {
 });
 
 async function ownServer(port: number, dbFile: string): Promise<DevServerHandle> {
-  const server = await startDevServer({ binary, port, ui: false, dbFile });
+  // The dev server picks its internal ports itself; with many test files starting servers at once it can
+  // lose one to another process and exit at start (seen once in a full run): a second start is what a user does.
+  const start = () => startDevServer({ binary, port, ui: false, dbFile });
+  const server = await start().catch(async (e: unknown) => {
+    if (!/exited before becoming healthy/.test(String(e))) throw e;
+    await new Promise((r) => setTimeout(r, 1_000));
+    return start();
+  });
   servers.push(server);
   return server;
 }
