@@ -248,7 +248,9 @@ export class GrsRecorder {
       thoughts: [...this.thoughts.values()],
       operations: [...this.operations.values()],
       calls: [...this.calls.values()],
-      totals: this.totals,
+      // Sums of float costs differ in the last bit with the order calls finished in; the same calls
+      // must show the same total however a run's faults reordered them.
+      totals: { ...this.totals, costUsd: Math.round(this.totals.costUsd * 1e12) / 1e12 },
       budgetExhausted: this.exhausted,
       ...(this.review ? { review: this.review } : {}),
     };
