@@ -1,3 +1,4 @@
+import { clauseKind, kindLabel } from '../../../documents/clause-kinds';
 import { splitClausesOnce } from '../../../documents/clauses';
 import { SourceIndex } from '../../../documents/provenance';
 import { distinctionsOf, REPEAT_SIMILARITY } from '../../../documents/repeats';
@@ -56,15 +57,24 @@ export function saySame(members: readonly GroupMember[]): boolean {
 }
 
 interface Placed extends GroupMember {
+  /** What the clause is about (`clauseKind`), when its words or heading say. */
+  kind?: string;
+  /** Where the clause stands in its document, 0 to 1. */
+  rank: number;
   section: number;
   /** Where in its section's version it stands, 0 to 1: groups are read in this order. */
   at: number;
 }
 
+/** The kind of a group: its first member's that has one. */
+const kindOfGroup = (g: readonly Placed[]) => g.find((m) => m.kind)?.kind;
+
 /**
  * Groups by similarity over all the documents (a clause said word for word may stand in sections the
- * alignment did not pair), each clause joining the group of its most similar earlier clause that has
- * no clause of its document yet; then, within each section, clauses left alone are paired by rank.
+ * alignment did not pair), each clause joining the group of its most similar earlier clause of the
+ * same kind (or of none) that has no clause of its document yet. Then groups of one kind without a
+ * document in common join (versions state a kind's terms in other words and places); clauses still
+ * alone are paired by rank within their section where each version has as many.
  */
 function groupClauses(units: readonly Placed[]): Placed[][] {
   const index = new SourceIndex(units.map((u) => u.text));
@@ -74,30 +84,49 @@ function groupClauses(units: readonly Placed[]): Placed[][] {
     groupOf[at] = g;
     groups[g]!.push(units[at]!);
   };
+  const fits = (unit: Placed, g: readonly Placed[]) => {
+    const kind = kindOfGroup(g);
+    return !g.some((x) => x.document === unit.document) && (!unit.kind || !kind || unit.kind === kind);
+  };
   units.forEach((unit, at) => {
     const best = index
       .matchAll(unit.text, GROUP_SIMILARITY)
-      .filter(
-        (m) => m.document < at && groupOf[m.document]! >= 0 && !groups[groupOf[m.document]!]!.some((x) => x.document === unit.document),
-      )
+      .filter((m) => m.document < at && groupOf[m.document]! >= 0 && fits(unit, groups[groupOf[m.document]!]!))
       .sort((a, b) => b.similarity - a.similarity || a.document - b.document)[0];
     if (best) join(at, groupOf[best.document]!);
     else join(at, groups.push([]) - 1);
   });
-  // Alone in their group: paired by rank within their section with the lone clauses of the section's fullest version.
-  const bySection = new Map<number, Placed[][]>();
-  for (const g of groups) if (g.length === 1) bySection.set(g[0]!.section, [...(bySection.get(g[0]!.section) ?? []), g]);
   const absorbed = new Set<Placed[]>();
-  for (const lone of bySection.values()) {
+  const absorb = (into: Placed[], g: Placed[]) => {
+    into.push(...g);
+    absorbed.add(g);
+  };
+  // Groups of one kind with no document in common are one term stated in other words: the fuller first,
+  // then by where they stand in their documents, each joins the first earlier group it fits.
+  const byKind = new Map<string, Placed[][]>();
+  for (const g of groups) {
+    const kind = kindOfGroup(g);
+    if (kind) byKind.set(kind, [...(byKind.get(kind) ?? []), g]);
+  }
+  const rank = (g: readonly Placed[]) => Math.min(...g.map((m) => m.rank));
+  for (const bucket of byKind.values()) {
+    const kept: Placed[][] = [];
+    for (const g of [...bucket].sort((a, b) => b.length - a.length || rank(a) - rank(b))) {
+      const into = kept.find((k) => !k.some((m) => g.some((x) => x.document === m.document)));
+      if (into) absorb(into, g);
+      else kept.push(g);
+    }
+  }
+  // Clauses still alone: where every version of an aligned section has as many of them, paired by rank
+  // (one confidentiality clause in each version's "Confidentiality", its kind read differently).
+  const lone = new Map<number, Placed[][]>();
+  for (const g of groups) if (g.length === 1 && !absorbed.has(g)) lone.set(g[0]!.section, [...(lone.get(g[0]!.section) ?? []), g]);
+  for (const bucket of lone.values()) {
     const perDocument = new Map<number, Placed[][]>();
-    for (const g of lone) perDocument.set(g[0]!.document, [...(perDocument.get(g[0]!.document) ?? []), g]);
-    const [anchor, ...others] = [...perDocument.values()].sort((a, b) => b.length - a.length || a[0]![0]!.document - b[0]![0]!.document);
-    for (const other of others)
-      other.forEach((g, i) => {
-        if (i >= anchor!.length) return;
-        anchor![i]!.push(g[0]!);
-        absorbed.add(g);
-      });
+    for (const g of bucket) perDocument.set(g[0]!.document, [...(perDocument.get(g[0]!.document) ?? []), g]);
+    const [anchor, ...others] = [...perDocument.values()].sort((a, b) => a[0]![0]!.document - b[0]![0]!.document);
+    if (!others.length || others.some((o) => o.length !== anchor!.length)) continue;
+    for (const other of others) other.forEach((g, i) => absorb(anchor![i]!, g));
   }
   return groups.filter((g) => !absorbed.has(g)).map((g) => g.sort((a, b) => a.document - b.document));
 }
@@ -112,7 +141,16 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
       if (!span) return;
       const inside = splits[document]!.clauses.flatMap((c, clause) => (c.start >= span.start && c.start < span.end ? [{ c, clause }] : []));
       inside.forEach(({ c, clause }, i) => {
-        units.push({ document, clause, text: c.text, section, at: i / inside.length });
+        const kind = clauseKind(c.text, c.heading)?.id;
+        units.push({
+          document,
+          clause,
+          text: c.text,
+          ...(kind ? { kind } : {}),
+          rank: clause / splits[document]!.clauses.length,
+          section,
+          at: i / inside.length,
+        });
       });
     });
   });
@@ -122,7 +160,8 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
     .sort((a, b) => sectionOf(a) - sectionOf(b) || atOf(a) - atOf(b))
     .map((g): ClauseGroup => {
       const members = g.map(({ document, clause, text }) => ({ document, clause, text }));
-      return { members, heading: sections[sectionOf(g)]!.title, same: saySame(members) };
+      const kind = kindOfGroup(g);
+      return { members, heading: (kind && kindLabel(kind)) || sections[sectionOf(g)]!.title, same: saySame(members) };
     });
   const first = splits[0];
   const titleLine = first?.headings.find((h) => !first.clauses.length || h.start < first.clauses[0]!.start);
