@@ -126,7 +126,10 @@ function groupClauses(units: readonly Placed[]): Placed[][] {
     for (const g of bucket) perDocument.set(g[0]!.document, [...(perDocument.get(g[0]!.document) ?? []), g]);
     const [anchor, ...others] = [...perDocument.values()].sort((a, b) => a[0]![0]!.document - b[0]![0]!.document);
     if (!others.length || others.some((o) => o.length !== anchor!.length)) continue;
-    for (const other of others) other.forEach((g, i) => absorb(anchor![i]!, g));
+    for (const other of others)
+      other.forEach((g, i) => {
+        absorb(anchor![i]!, g);
+      });
   }
   return groups.filter((g) => !absorbed.has(g)).map((g) => g.sort((a, b) => a.document - b.document));
 }
