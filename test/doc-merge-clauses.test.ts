@@ -6,6 +6,7 @@ import { alignClauses, saySame } from '../src/tasks/doc-merge/clause-groups/alig
 import { improveClausePrompt, mergeClausePrompt } from '../src/tasks/doc-merge/clause-groups/prompts';
 import { joinGroups } from '../src/tasks/doc-merge/clause-groups/scheme';
 import { groupScore, unsupportedShare } from '../src/tasks/doc-merge/clause-groups/task';
+import { keptValues, otherValuesIn } from '../src/tasks/doc-merge/clause-groups/values';
 import { runSectioned } from './support/sectioned-run';
 
 /**
@@ -125,5 +126,49 @@ describe('the clause scheme on the simulator', () => {
     const at = states.map((s) => text.indexOf(s.merged));
     expect(at.every((i) => i > 0)).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));
+  });
+});
+
+describe('a disagreeing clause group', () => {
+  const texts = [
+    'This agreement remains in force for five years.',
+    'This agreement remains in force for two years from signature.',
+    'The agreement stays in force for two years.',
+  ];
+
+  it('is written with the value most members state, the others left to the reviewer', () => {
+    const values = keptValues(texts)!;
+    expect(values.base).toBe(1);
+    expect(values.others).toHaveLength(1);
+    expect(otherValuesIn('It remains in force for five years.', values.others)).toBe(1);
+    expect(otherValuesIn('It remains in force for two years.', values.others)).toBe(0);
+    expect(keptValues(['Fees are $100.', 'Fees are $100 a month.'])).toBeUndefined();
+  });
+
+  it('puts that member first in its prompt and asks for its values only', () => {
+    const merged = mergeClausePrompt('Term', [texts[1]!, texts[0]!, texts[2]!], true);
+    expect(merged).toContain('values of the first clause (Doc1) only');
+    expect(mergeClausePrompt('Term', texts)).not.toContain('values of the first clause');
+  });
+
+  it('scores a clause that states both values below one that states the kept value', () => {
+    const problem = room;
+    const g = alignClauses(problem.documents).groups.findIndex((x) => x.members.some((m) => m.text.includes('force for')));
+    const group = alignClauses(problem.documents).groups[g]!;
+    // Two members, two values: the first document's on the tie.
+    expect(group.values).toMatchObject({ base: 0 });
+    const state = { group: g, documents: [0, 1] };
+    const one = groupScore({ ...state, merged: 'This agreement remains in force for two years from the date of signature.' }, problem);
+    const both = groupScore(
+      { ...state, merged: 'This agreement remains in force for two years or five years from the date of signature.' },
+      problem,
+    );
+    expect(one).toBeGreaterThan(both);
+    const review = reviewMerge(
+      problem,
+      `${A.split('\n3. Term')[0]}\n\n3. Term\nThis agreement remains in force for two years from the date of signature.`,
+    );
+    const term = review.disagreements.find((d) => d.kind === 'duration')!;
+    expect(new Set(term.kept.map((k) => k.normalized)).size).toBe(1);
   });
 });

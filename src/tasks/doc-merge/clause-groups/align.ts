@@ -3,6 +3,7 @@ import { splitClausesOnce } from '../../../documents/clauses';
 import { SourceIndex } from '../../../documents/provenance';
 import { distinctionsOf, REPEAT_SIMILARITY } from '../../../documents/repeats';
 import { alignmentOf } from '../sections';
+import { type KeptValues, keptValues } from './values';
 
 /**
  * Documents' clauses aligned into groups that state the same term, in a reading order taken from the
@@ -34,6 +35,8 @@ export interface ClauseGroup {
    * the same numbers and short words): the merge keeps the first one, and no model is asked.
    */
   same: boolean;
+  /** The members state different values: whose the merge states and the others it must not (`keptValues`). */
+  values?: KeptValues;
 }
 
 /** The documents' clauses aligned: the title (the first document's heading before its first clause) and the groups in reading order. */
@@ -164,7 +167,9 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
     .map((g): ClauseGroup => {
       const members = g.map(({ document, clause, text }) => ({ document, clause, text }));
       const kind = kindOfGroup(g);
-      return { members, heading: (kind && kindLabel(kind)) || sections[sectionOf(g)]!.title, same: saySame(members) };
+      const same = saySame(members);
+      const values = same ? undefined : keptValues(members.map((m) => m.text));
+      return { members, heading: (kind && kindLabel(kind)) || sections[sectionOf(g)]!.title, same, ...(values ? { values } : {}) };
     });
   const first = splits[0];
   const titleLine = first?.headings.find((h) => !first.clauses.length || h.start < first.clauses[0]!.start);

@@ -20,10 +20,14 @@ const EXAMPLE_CLAUSES = [
 ];
 const EXAMPLE_MERGED = 'Otter Labs keeps the designs confidential for three years and returns all drawings on request.';
 
+/** Where the clauses disagree, the merge states the first clause's values (the engine put it first, decision 97). */
+const ONE_VALUE =
+  ' The clauses state different values (an amount, a period, a date, a place or a name): state the values of the first clause (Doc1) only and no other, since a reviewer chooses between them.';
+
 const where = (heading: string) => (heading ? ` They stand under the heading "${heading.replace(/"/g, "'")}".` : '');
 
-export function mergeClausePrompt(heading: string, clauses: readonly string[]): string {
-  return `<Instruction> ${CLAUSE_MARKERS.mergeClause}${where(heading)} Keep every obligation, right, party, number and period that any of them states; say each thing once; add nothing that none of them says. Where they give different values, keep each value. ${ANSWER_FORMAT} </Instruction>
+export function mergeClausePrompt(heading: string, clauses: readonly string[], disagree = false): string {
+  return `<Instruction> ${CLAUSE_MARKERS.mergeClause}${where(heading)} Keep every obligation, right, party, number and period that any of them states; say each thing once; add nothing that none of them says.${disagree ? ONE_VALUE : ''} ${ANSWER_FORMAT} </Instruction>
 
 <Examples>
 ${tagged('Doc', EXAMPLE_CLAUSES)}
@@ -37,8 +41,8 @@ The ${count(clauses.length, 'clause')} to merge:
 ${tagged('Doc', clauses)}`;
 }
 
-export function improveClausePrompt(heading: string, clauses: readonly string[], draft: string): string {
-  return `<Instruction> ${CLAUSE_MARKERS.improveClause}${where(heading)} Improve it: add what the source clauses say and it leaves out, delete what it says twice or what no source clause says. ${ANSWER_FORMAT} </Instruction>
+export function improveClausePrompt(heading: string, clauses: readonly string[], draft: string, disagree = false): string {
+  return `<Instruction> ${CLAUSE_MARKERS.improveClause}${where(heading)} Improve it: add what the source clauses say and it leaves out, delete what it says twice or what no source clause says.${disagree ? ONE_VALUE : ''} ${ANSWER_FORMAT} </Instruction>
 
 <Examples>
 ${tagged('Doc', EXAMPLE_CLAUSES)}

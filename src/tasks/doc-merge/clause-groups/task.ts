@@ -9,6 +9,7 @@ import { readMerged } from '../parse';
 import { harmonicMean, mergeScore, UNPARSEABLE_SCORE } from '../score';
 import { alignClauses, type ClauseAlignment, type ClauseGroup } from './align';
 import { improveClausePrompt, mergeClausePrompt } from './prompts';
+import { otherValuesIn } from './values';
 
 /**
  * Merging clause by clause on the task's side (issue 38): a group thought names its group by index in
@@ -60,12 +61,20 @@ export function groupOf(state: ThoughtState, problem: DocMergeProblem): ClauseGr
 
 const textsOf = (group: ClauseGroup) => group.members.map((m) => m.text);
 
+/** The members' clauses as the model reads them: where they disagree, the one whose values the merge keeps first. */
+function promptTexts(group: ClauseGroup): string[] {
+  const texts = textsOf(group);
+  const base = group.values?.base ?? 0;
+  return [texts[base]!, ...texts.filter((_, i) => i !== base)];
+}
+
 export function clausePrompt(req: PromptRequest & { prompt: ClausePrompt }, problem: DocMergeProblem): string {
   const state = req.thoughts[0] ?? {};
   const group = groupOf(state, problem);
+  const disagree = group.values !== undefined;
   return req.prompt === 'mergeClause'
-    ? mergeClausePrompt(group.heading, textsOf(group))
-    : improveClausePrompt(group.heading, textsOf(group), typeof state.merged === 'string' ? state.merged : '');
+    ? mergeClausePrompt(group.heading, promptTexts(group), disagree)
+    : improveClausePrompt(group.heading, promptTexts(group), typeof state.merged === 'string' ? state.merged : '', disagree);
 }
 
 export function parseClauseAnswer(req: PromptRequest & { prompt: ClausePrompt }, problem: DocMergeProblem, text: string): ParsedThought[] {
@@ -89,10 +98,14 @@ export function unsupportedShare(sources: readonly string[], merged: string): nu
 
 /**
  * The engine's score of a group's clause, 0-10: the proxy of redundancy and retention against the
- * group's clauses (`mergeScore`), lowered by the share of what it says that no member says.
+ * group's clauses (`mergeScore`), lowered by the share of what it says that no member says and, where
+ * the members disagree, by the share of the values it must not state that it states.
  */
 export function groupScore(state: GroupState, problem: DocMergeProblem): number {
   if (typeof state.merged !== 'string') return UNPARSEABLE_SCORE;
-  const sources = textsOf(groupOf(state, problem));
-  return harmonicMean(mergeScore(sources, state.merged), 10 * (1 - unsupportedShare(sources, state.merged)));
+  const group = groupOf(state, problem);
+  const sources = textsOf(group);
+  const score = harmonicMean(mergeScore(sources, state.merged), 10 * (1 - unsupportedShare(sources, state.merged)));
+  const others = group.values?.others ?? [];
+  return others.length ? harmonicMean(score, 10 * (1 - otherValuesIn(state.merged, others) / others.length)) : score;
 }

@@ -1,0 +1,62 @@
+import { extractTerms, PLACEHOLDER } from '../../../documents/terms';
+
+/**
+ * Where a group's clauses state different values of one kind (two years / five years, $200,000 /
+ * $280,000), the merge states one of them, not both: the value most members state, else the first
+ * document's (decision 97). The others stay in the review's disagreements, where a person may choose
+ * them. Pure.
+ */
+
+/** A value as compared: its kind and normalised form ("duration:P2Y"). */
+const keyOf = (kind: string, normalized: string) => `${kind}:${normalized}`;
+
+/** Each kind's stated values (blanks state nothing) in a text. */
+function valuesOf(text: string): Map<string, Set<string>> {
+  const byKind = new Map<string, Set<string>>();
+  for (const t of extractTerms(text)) {
+    if (t.normalized === PLACEHOLDER) continue;
+    const set = byKind.get(t.kind) ?? new Set<string>();
+    set.add(keyOf(t.kind, t.normalized));
+    byKind.set(t.kind, set);
+  }
+  return byKind;
+}
+
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((x) => b.has(x));
+
+/** What a disagreeing group's merge keeps: the member whose values it states, and the values it must not state. */
+export interface KeptValues {
+  /** Index among the group's members of the one whose values the merge states. */
+  base: number;
+  /** Values other members state in a kind where they disagree with the base ("amount:USD 280000"). */
+  others: string[];
+}
+
+/** The values a group's merge keeps, when its members disagree on any; undefined when they do not. */
+export function keptValues(texts: readonly string[]): KeptValues | undefined {
+  const values = texts.map(valuesOf);
+  const kinds = [...new Set(values.flatMap((v) => [...v.keys()]))];
+  const disagreeing = kinds.filter((kind) => {
+    const stated = values.flatMap((v) => (v.has(kind) ? [v.get(kind)!] : []));
+    return stated.some((s) => !sameSet(s, stated[0]!));
+  });
+  if (!disagreeing.length) return undefined;
+  // The member whose values most others share, kind by kind; the earliest on a tie.
+  const agreement = values.map((mine) =>
+    disagreeing.reduce((n, kind) => {
+      const set = mine.get(kind);
+      return set ? n + values.filter((v) => v.get(kind) && sameSet(v.get(kind)!, set)).length : n;
+    }, 0),
+  );
+  const base = agreement.indexOf(Math.max(...agreement));
+  const kept = new Set(disagreeing.flatMap((kind) => [...(values[base]!.get(kind) ?? [])]));
+  const others = new Set(disagreeing.flatMap((kind) => values.flatMap((v) => [...(v.get(kind) ?? [])])).filter((k) => !kept.has(k)));
+  return { base, others: [...others] };
+}
+
+/** How many of the values a merge must not state (`KeptValues.others`) a text states. */
+export function otherValuesIn(text: string, others: readonly string[]): number {
+  if (!others.length) return 0;
+  const stated = new Set([...valuesOf(text).values()].flatMap((s) => [...s]));
+  return others.filter((k) => stated.has(k)).length;
+}
