@@ -14,6 +14,9 @@ PASSES=${PASSES:-2 5 10}
 COMMON=(--llm local --local-model qwen2.5-coder-1.5b --schemes io,cot,tot,got
   --dataset-dir "$DATA" --temperature 1.0 --price-input 1.5 --price-output 2 --concurrency 8)
 
+# The NDA rows the clause-by-clause comparison runs on (not row 7, the one its prompts were read on).
+MERGE_ROWS=${MERGE_ROWS:-0-6,8-10}
+
 # CELLS="sorting-64 keyword-counting" runs only those cells, so a second process on the other core can
 # take cells the first has not reached; give the two processes different cells.
 CELLS=${CELLS:-}
@@ -55,6 +58,9 @@ for SAMPLES in $PASSES; do
   cell doc-merge-sectioned --task doc-merge --max-tokens 1536 --schemes io,cot,got --param sections=always
   # The paper's other merge graph: each half of the NDAs merged on its own (two documents a prompt), then the halves.
   cell doc-merge-got2 --task doc-merge --max-tokens 1536 --schemes got2
-  # Clause by clause (issue 38, decision 91): the engine aligns the clauses, the model merges one group at a time.
-  cell doc-merge-clauses --task doc-merge --max-tokens 512 --schemes clauses
+  # Clause by clause (issue 38, decisions 91 and 97): the engine aligns the clauses, the model merges one
+  # group at a time; beside it on the same ten NDA rows, io section by section and the paper's got and tot.
+  cell doc-merge-clauses --task doc-merge --max-tokens 512 --schemes clauses --rows "$MERGE_ROWS"
+  cell doc-merge-sectioned-rows --task doc-merge --max-tokens 1536 --schemes io --param sections=always --rows "$MERGE_ROWS"
+  cell doc-merge-rows --task doc-merge --max-tokens 1536 --schemes got,tot --rows "$MERGE_ROWS"
 done

@@ -8,7 +8,7 @@ import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { figureSpec, renderFigure } from '../src/eval/figure';
-import { jobKey } from '../src/eval/plan';
+import { jobKey, parseRows } from '../src/eval/plan';
 import type { EvalRow } from '../src/eval/results';
 import { type EvalOptions, planEvaluation, runEvaluation } from '../src/eval/run-eval';
 import { type SimulatedLlm, startSimulatedLlm } from '../src/simllm/server';
@@ -62,7 +62,7 @@ describe('the evaluation harness', () => {
 
     const csv = readFileSync(outcome.files.csv, 'utf8').trim().split('\n');
     expect(csv[0]).toBe(
-      'task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error,kept',
+      'task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error,kept,repeated,unsupported,undecided',
     );
     expect(csv).toHaveLength(7);
     expect(JSON.parse(readFileSync(outcome.files.json, 'utf8'))).toEqual(outcome.rows);
@@ -193,8 +193,12 @@ describe('an evaluation of document merges', () => {
       expect(row.status, row.error).toBe('completed');
       expect(row.kept).toBeGreaterThan(0);
       expect(row.kept).toBeLessThanOrEqual(1);
+      expect(row.repeated).toBeGreaterThanOrEqual(0);
+      expect(row.unsupported).toBeGreaterThanOrEqual(0);
+      expect(row.unsupported).toBeLessThanOrEqual(1);
+      expect(row.undecided).toBeGreaterThanOrEqual(0);
     }
-    expect(readFileSync(outcome.files.csv, 'utf8').split('\n')[0]).toMatch(/,kept$/);
+    expect(readFileSync(outcome.files.csv, 'utf8').split('\n')[0]).toMatch(/,kept,repeated,unsupported,undecided$/);
   });
 });
 
@@ -210,6 +214,22 @@ describe('the evaluation on the reference datasets', () => {
       datasetDir: dir,
       out: mkdtempSync(join(tmpdir(), 'got-eval-')),
     });
+
+  it('takes the rows asked for, in their order, the first --samples of them', () => {
+    expect(parseRows('0-2,8,5-6,2')).toEqual(['0', '1', '2', '8', '5', '6']);
+    expect(() => parseRows('3-x')).toThrow(/--rows: "3-x"/);
+    const { jobs } = planEvaluation({
+      ...options,
+      task: 'doc-merge',
+      schemes: ['io'],
+      sizes: [4],
+      samples: 3,
+      rows: parseRows('4-6,8-10'),
+      datasetDir: dir,
+      out: mkdtempSync(join(tmpdir(), 'got-eval-')),
+    });
+    expect(jobs.map((j) => j.sample)).toEqual(['4', '5', '6']);
+  });
 
   it("merges the paper's NDAs, not generated contracts", () => {
     const { jobs, requests } = plan('doc-merge', [4]);

@@ -17,6 +17,12 @@ export interface EvalRow extends EvalJob {
   error?: string;
   /** Document merges: the share (0..1) of the sources' clauses the best merge keeps, from the engine's review (decision 79). */
   kept?: number;
+  /** Document merges: clauses of the best merge that say an earlier one again. */
+  repeated?: number;
+  /** Document merges: the share (0..1) of the best merge's clauses that no source supports. */
+  unsupported?: number;
+  /** Document merges: disagreements of the sources the best merge states no value of, or several. */
+  undecided?: number;
 }
 
 /** A run that ended (with or without an answer): it is not run again, and it counts in the summary. */
@@ -38,6 +44,9 @@ export const COLUMNS: (keyof EvalRow)[] = [
   'status',
   'error',
   'kept',
+  'repeated',
+  'unsupported',
+  'undecided',
 ];
 
 /**

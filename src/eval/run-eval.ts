@@ -27,6 +27,8 @@ export interface EvalOptions extends Omit<RunOptions, 'scheme' | 'size' | 'sampl
   schemes: string[];
   sizes: number[];
   samples: number;
+  /** The samples' ids (a dataset's row ids or generator seeds) in the order they are taken; default 0, 1, 2, ... */
+  rows?: string[];
   /** Folder with the reference CSVs; without it, problems are generated from seeds 0..samples-1. */
   datasetDir?: string;
   out: string;
@@ -148,9 +150,9 @@ export function planEvaluation(o: EvalOptions): { jobs: EvalJob[]; requests: Map
   return { jobs, requests };
 }
 
-/** Sample ids 0..n-1: row IDs of the reference datasets, or generator seeds without one. */
+/** The first n sample ids of `--rows`, else 0..n-1: row IDs of the reference datasets, or generator seeds without one. */
 function sampleIds(o: EvalOptions): string[] {
-  return Array.from({ length: o.samples }, (_, i) => String(i));
+  return o.rows ? o.rows.slice(0, o.samples) : Array.from({ length: o.samples }, (_, i) => String(i));
 }
 
 function requestFor(job: EvalJob, o: EvalOptions): RunRequestInput {
@@ -188,11 +190,22 @@ function datasetIds(task: ReturnType<typeof getTask>, file: string): string[] {
   return ids;
 }
 
-/** The share of the sources' clauses the reviewed best answer keeps, when the run reviewed it. */
-function keptOf(result: RunResult): { kept?: number } {
-  const retention = bestReview(result)?.retention;
-  const { clauses, kept } = retentionTotals(retention ?? []);
-  return clauses ? { kept: Math.round((1000 * kept) / clauses) / 1000 } : {};
+/**
+ * What the engine's review says of the best merge, when the run reviewed it: the share of the
+ * sources' clauses it keeps, its clauses that say an earlier one again, its share of clauses no source
+ * supports, and the disagreements it leaves undecided (states no value, or more than one).
+ */
+function reviewMeasures(result: RunResult): Pick<EvalRow, 'kept' | 'repeated' | 'unsupported' | 'undecided'> {
+  const review = bestReview(result);
+  if (!review) return {};
+  const { clauses, kept } = retentionTotals(review.retention ?? []);
+  const share = (n: number, of: number) => Math.round((1000 * n) / of) / 1000;
+  return {
+    ...(clauses ? { kept: share(kept, clauses) } : {}),
+    ...(review.counts.repeated !== undefined ? { repeated: review.counts.repeated } : {}),
+    ...(review.counts.clauses ? { unsupported: share(review.counts.unsupported, review.counts.clauses) } : {}),
+    undecided: review.disagreements.filter((d) => new Set(d.kept.map((k) => k.normalized)).size !== 1).length,
+  };
 }
 
 async function runJob(
@@ -223,7 +236,7 @@ async function runJob(
       wallMs: closeTime ? closeTime.getTime() - startTime.getTime() : 0,
       status,
       ...(error ? { error } : {}),
-      ...keptOf(result),
+      ...reviewMeasures(result),
     };
     return { row };
   } catch (e) {
