@@ -59,13 +59,17 @@ export function groupOf(state: ThoughtState, problem: DocMergeProblem): ClauseGr
   return groups[g!]!;
 }
 
-const textsOf = (group: ClauseGroup) => group.members.map((m) => m.text);
+const normalized = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
-/** The members' clauses as the model reads them: where they disagree, the one whose values the merge keeps first. */
-function promptTexts(group: ClauseGroup): string[] {
-  const texts = textsOf(group);
+/**
+ * The group's distinct wordings: a clause thirty contracts state word for word is read (and scored
+ * against) once, not thirty times. Where the members disagree, the one whose values the merge keeps first.
+ */
+function textsOf(group: ClauseGroup): string[] {
   const base = group.values?.base ?? 0;
-  return [texts[base]!, ...texts.filter((_, i) => i !== base)];
+  const ordered = [group.members[base]!, ...group.members.filter((_, i) => i !== base)];
+  const seen = new Set<string>();
+  return ordered.map((m) => m.text).filter((t) => !seen.has(normalized(t)) && seen.add(normalized(t)));
 }
 
 export function clausePrompt(req: PromptRequest & { prompt: ClausePrompt }, problem: DocMergeProblem): string {
@@ -73,8 +77,8 @@ export function clausePrompt(req: PromptRequest & { prompt: ClausePrompt }, prob
   const group = groupOf(state, problem);
   const disagree = group.values !== undefined;
   return req.prompt === 'mergeClause'
-    ? mergeClausePrompt(group.heading, promptTexts(group), disagree)
-    : improveClausePrompt(group.heading, promptTexts(group), typeof state.merged === 'string' ? state.merged : '', disagree);
+    ? mergeClausePrompt(group.heading, textsOf(group), disagree)
+    : improveClausePrompt(group.heading, textsOf(group), typeof state.merged === 'string' ? state.merged : '', disagree);
 }
 
 export function parseClauseAnswer(req: PromptRequest & { prompt: ClausePrompt }, problem: DocMergeProblem, text: string): ParsedThought[] {
