@@ -28,8 +28,10 @@ export interface GroupMember {
 /** Clauses of several documents that state one term; at most one per document, in document order. */
 export interface ClauseGroup {
   members: GroupMember[];
-  /** The aligned section's title. */
+  /** The aligned section's title: where the group stands in the merge. */
   heading: string;
+  /** What its clauses are about ("Governing law"), when their words or headings say: what the model is told. */
+  kind?: string;
   /**
    * The members say the same thing (one member, or one wording, or rewordings at the repeat bar with
    * the same numbers and short words): the merge keeps the first one, and no model is asked.
@@ -87,14 +89,15 @@ function groupClauses(units: readonly Placed[]): Placed[][] {
     groupOf[at] = g;
     groups[g]!.push(units[at]!);
   };
-  const fits = (unit: Placed, g: readonly Placed[]) => {
+  // A clause said (nearly) word for word is one term whatever kind its heading gave it elsewhere.
+  const fits = (unit: Placed, g: readonly Placed[], similarity: number) => {
     const kind = kindOfGroup(g);
-    return !g.some((x) => x.document === unit.document) && (!unit.kind || !kind || unit.kind === kind);
+    return !g.some((x) => x.document === unit.document) && (similarity >= REPEAT_SIMILARITY || !unit.kind || !kind || unit.kind === kind);
   };
   units.forEach((unit, at) => {
     const best = index
       .matchAll(unit.text, GROUP_SIMILARITY)
-      .filter((m) => m.document < at && groupOf[m.document]! >= 0 && fits(unit, groups[groupOf[m.document]!]!))
+      .filter((m) => m.document < at && groupOf[m.document]! >= 0 && fits(unit, groups[groupOf[m.document]!]!, m.similarity))
       .sort((a, b) => b.similarity - a.similarity || a.document - b.document)[0];
     if (best) join(at, groupOf[best.document]!);
     else join(at, groups.push([]) - 1);
@@ -160,8 +163,13 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
       });
     });
   });
-  const sectionOf = (g: Placed[]) => Math.min(...g.map((m) => m.section));
-  const atOf = (g: Placed[]) => Math.min(...g.map((m) => m.at));
+  // A group stands in the section most of its members stand in (the earliest on a tie), by where they stand in it.
+  const sectionOf = (g: Placed[]) => {
+    const counts = new Map<number, number>();
+    for (const m of g) counts.set(m.section, (counts.get(m.section) ?? 0) + 1);
+    return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
+  };
+  const atOf = (g: Placed[]) => Math.min(...g.filter((m) => m.section === sectionOf(g)).map((m) => m.at));
   const groups = groupClauses(units)
     .sort((a, b) => sectionOf(a) - sectionOf(b) || atOf(a) - atOf(b))
     .map((g): ClauseGroup => {
@@ -169,7 +177,8 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
       const kind = kindOfGroup(g);
       const same = saySame(members);
       const values = same ? undefined : keptValues(members.map((m) => m.text));
-      return { members, heading: (kind && kindLabel(kind)) || sections[sectionOf(g)]!.title, same, ...(values ? { values } : {}) };
+      const label = kind && kindLabel(kind);
+      return { members, heading: sections[sectionOf(g)]!.title, ...(label ? { kind: label } : {}), same, ...(values ? { values } : {}) };
     });
   const first = splits[0];
   const titleLine = first?.headings.find((h) => !first.clauses.length || h.start < first.clauses[0]!.start);

@@ -77,8 +77,8 @@ export function clausePrompt(req: PromptRequest & { prompt: ClausePrompt }, prob
   const group = groupOf(state, problem);
   const disagree = group.values !== undefined;
   return req.prompt === 'mergeClause'
-    ? mergeClausePrompt(group.heading, textsOf(group), disagree)
-    : improveClausePrompt(group.heading, textsOf(group), typeof state.merged === 'string' ? state.merged : '', disagree);
+    ? mergeClausePrompt(group.kind ?? group.heading, textsOf(group), disagree)
+    : improveClausePrompt(group.kind ?? group.heading, textsOf(group), typeof state.merged === 'string' ? state.merged : '', disagree);
 }
 
 export function parseClauseAnswer(req: PromptRequest & { prompt: ClausePrompt }, problem: DocMergeProblem, text: string): ParsedThought[] {
