@@ -5,7 +5,7 @@ import { docMergeTask } from '../src/tasks/doc-merge';
 import { alignClauses, saySame } from '../src/tasks/doc-merge/clause-groups/align';
 import { improveClausePrompt, mergeClausePrompt } from '../src/tasks/doc-merge/clause-groups/prompts';
 import { joinGroups } from '../src/tasks/doc-merge/clause-groups/scheme';
-import { groupScore, unsupportedShare } from '../src/tasks/doc-merge/clause-groups/task';
+import { groupScore, unsupportedShare, withDropped } from '../src/tasks/doc-merge/clause-groups/task';
 import { keptValues, otherValuesIn } from '../src/tasks/doc-merge/clause-groups/values';
 import { runSectioned } from './support/sectioned-run';
 
@@ -170,5 +170,19 @@ describe('a disagreeing clause group', () => {
     );
     const term = review.disagreements.find((d) => d.kind === 'duration')!;
     expect(new Set(term.kept.map((k) => k.normalized)).size).toBe(1);
+  });
+});
+
+describe('a merged group clause that lost a member', () => {
+  it('gets the lost clause back word for word, unless it states a value the merge must not', () => {
+    const { groups } = alignClauses(room.documents);
+    const secret = groups.find((g) => g.members.some((m) => m.text.includes('secret')))!;
+    const [a, b] = secret.members.map((m) => m.text);
+    expect(withDropped(a!, secret)).toEqual({ clause: `${a} ${b}`, restored: 1 });
+    expect(withDropped(`${a} ${b}`, secret).restored).toBe(0);
+    // The term group disagrees (two years, five years): the five-year clause is not put back beside the two.
+    const term = groups.find((g) => g.members.some((m) => m.text.includes('force for')))!;
+    expect(withDropped('This agreement remains in force for two years from the date of signature.', term).restored).toBe(0);
+    expect(withDropped('The agreement can be ended.', term).restored).toBe(1);
   });
 });

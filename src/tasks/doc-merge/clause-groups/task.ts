@@ -113,3 +113,19 @@ export function groupScore(state: GroupState, problem: DocMergeProblem): number 
   const others = group.values?.others ?? [];
   return others.length ? harmonicMean(score, 10 * (1 - otherValuesIn(state.merged, others) / others.length)) : score;
 }
+
+/**
+ * A group's clause with the members it lost put back: a member clause the merged clause does not say
+ * (no clause of it at the provenance's bar) is added after it word for word, unless it states a value
+ * the merge must not (that one stays with the review's disagreements). Nothing a source says is
+ * silently lost to a small model's merge (decision 97).
+ */
+export function withDropped(merged: string, group: ClauseGroup): { clause: string; restored: number } {
+  if (group.same) return { clause: merged, restored: 0 };
+  const index = new SourceIndex(splitClausesOnce(merged).clauses.map((c) => c.text));
+  const others = group.values?.others ?? [];
+  const dropped = textsOf(group).filter(
+    (text) => (index.match(text)[0]?.similarity ?? 0) < SUPPORTED_SIMILARITY && otherValuesIn(text, others) === 0,
+  );
+  return { clause: [merged.trim(), ...dropped.map((t) => t.trim())].join(' '), restored: dropped.length };
+}
