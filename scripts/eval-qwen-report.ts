@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { type EvalRow, ResultJournal } from '../src/eval/results';
 import { TASKS } from '../src/tasks/registry';
 import { mean, pBelow, tInterval } from '../src/tune/stats';
+import { clauseComparison } from './eval-qwen-clauses';
 
 // OUT as in scripts/eval-qwen.sh: another checkout's docs/eval-qwen, say.
 const DIR = process.env.OUT ?? join(import.meta.dirname, '..', 'docs', 'eval-qwen');
@@ -19,6 +20,12 @@ const VARIANTS: Record<string, string> = {
   '-split-engine': 'split=engine',
   '-structured': 'structured',
   '-sectioned': 'sections=always',
+  // The clause comparison's cells (decision 97): rows 0-6 and 8-10, reported in their own section too.
+  '-sectioned-rows': 'sections=always, rows 0-6 and 8-10',
+  'doc-merge-rows': 'rows 0-6 and 8-10',
+  // The clauses scheme's earlier aligners (decisions 91, 97).
+  '-clauses-v1': 'first aligner',
+  '-clauses-v2': 'kinds aligner, no clause put back',
 };
 
 /** What each variant changes, in words, for the line that compares it. */
@@ -27,6 +34,14 @@ const VARIANT_WORDS: Record<string, string> = {
   structured: "answers in the task's schema, lists held to their length (decision 85)",
   'sections=always': 'the documents merged section by section though they fit one prompt (decision 87)',
 };
+
+/** The cells that only repeat another cell's runs on other rows or an earlier scheme's form: not a claim's variant. */
+const REPORTED_APART = new Set([
+  'sections=always, rows 0-6 and 8-10',
+  'rows 0-6 and 8-10',
+  'first aligner',
+  'kinds aligner, no clause put back',
+]);
 
 /** Tasks whose size is the sample's own (keyword counting: the countries in each text), shown as "—". */
 const SIZE_PER_SAMPLE = new Set(['keyword-counting']);
@@ -244,6 +259,7 @@ function claims(cells: Cell[]): string[] {
 }
 
 const cells = readCells();
+const clauses = await clauseComparison(DIR);
 const runs = cells.reduce((n, c) => n + c.rows.length, 0);
 const text = `# The paper's experiment on Qwen2.5-Coder-1.5B: results so far
 
@@ -257,7 +273,7 @@ ${table(cells)}
 
 ## The paper's claims, checked
 
-${claims(cells).join('\n')}
-`;
+${claims(cells.filter((c) => !REPORTED_APART.has(c.scheme.split(' ').slice(1).join(' ')))).join('\n')}
+${clauses ? `\n## Clause by clause (issue 38): the same NDA rows, scheme beside scheme\n\n${clauses}\n` : ''}`;
 writeFileSync(join(DIR, 'results.md'), text);
 console.log(text);

@@ -1,0 +1,88 @@
+/**
+ * The clause-by-clause comparison of the Qwen evaluation (issue 38, decision 97): the cells run on the
+ * same NDA rows (`MERGE_ROWS` of scripts/eval-qwen.sh), compared on the rows every one of them has
+ * finished: what the engine's review says of each best merge, the judge, tokens and wall time; a
+ * table for results.md and a figure (clause-comparison.svg / .png). Used by eval-qwen-report.ts.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TopLevelSpec } from 'vega-lite';
+import { renderFigure } from '../src/eval/figure';
+import { type EvalRow, ResultJournal } from '../src/eval/results';
+
+/** The cells compared, by folder, and the schemes of each (a folder may hold two). */
+const CELLS: { folder: string; label: (scheme: string) => string }[] = [
+  { folder: 'doc-merge-clauses', label: () => 'clauses' },
+  { folder: 'doc-merge-sectioned-rows', label: (s) => `${s} sections=always` },
+  { folder: 'doc-merge-rows', label: (s) => s },
+];
+
+interface Series {
+  label: string;
+  rows: EvalRow[];
+}
+
+const finished = (r: EvalRow) => r.status === 'completed' || r.status === 'noAnswer';
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
+
+function series(dir: string): Series[] {
+  const out = new Map<string, EvalRow[]>();
+  for (const { folder, label } of CELLS) {
+    const file = join(dir, folder, 'runs.jsonl');
+    if (!existsSync(file)) continue;
+    const latest = new Map(new ResultJournal(file).read().map((r) => [`${r.scheme}/${r.sample}`, r]));
+    for (const r of latest.values()) if (finished(r)) out.set(label(r.scheme), [...(out.get(label(r.scheme)) ?? []), r]);
+  }
+  return [...out].map(([label, rows]) => ({ label, rows }));
+}
+
+const fmt = (x: number, digits: number, suffix = '') => (Number.isFinite(x) ? `${x.toFixed(digits)}${suffix}` : '–');
+const measured = (rows: EvalRow[], key: 'kept' | 'repeated' | 'unsupported' | 'undecided') =>
+  rows.flatMap((r) => (typeof r[key] === 'number' ? [r[key] as number] : []));
+
+/** The comparison's markdown section, and its figure written beside results.md. */
+export async function clauseComparison(dir: string): Promise<string> {
+  const all = series(dir);
+  if (!all.length) return '';
+  // Only rows every series has finished, so each mean is over the same NDAs.
+  const common = all.map((s) => new Set(s.rows.map((r) => r.sample))).reduce((a, b) => new Set([...a].filter((x) => b.has(x))));
+  const rows = [...common].sort((a, b) => Number(a) - Number(b));
+  const lines = [
+    `Rows every cell has finished: ${rows.length ? rows.join(', ') : 'none yet'} (the cells' own counts: ${all.map((s) => `${s.label} ${s.rows.length}`).join(', ')}).`,
+    '',
+    '| scheme | runs | sources kept | repeated clauses | unsupported | undecided disagreements | judge | tokens (in / out) | wall |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const points: { scheme: string; measure: string; value: number }[] = [];
+  for (const s of all) {
+    const on = s.rows.filter((r) => common.has(r.sample));
+    if (!on.length) continue;
+    const kept = mean(measured(on, 'kept'));
+    const judge = mean(on.map((r) => r.score ?? 0));
+    lines.push(
+      `| ${s.label} | ${on.length} | ${fmt(100 * kept, 1, '%')} | ${fmt(mean(measured(on, 'repeated')), 1)} | ${fmt(100 * mean(measured(on, 'unsupported')), 1, '%')} | ${fmt(mean(measured(on, 'undecided')), 1)} | ${fmt(judge, 2)} | ${Math.round(mean(on.map((r) => r.promptTokens)))} / ${Math.round(mean(on.map((r) => r.completionTokens)))} | ${fmt(mean(on.map((r) => r.wallMs)) / 1000, 0, ' s')} |`,
+    );
+    points.push(
+      { scheme: s.label, measure: 'sources kept (0-10)', value: 10 * kept },
+      { scheme: s.label, measure: 'judge (0-10)', value: judge },
+    );
+  }
+  if (points.length) {
+    const spec: TopLevelSpec = {
+      title: `Clause by clause on Qwen2.5-Coder-1.5B, NDA rows ${rows.join(', ')}`,
+      data: { values: points },
+      mark: 'bar',
+      encoding: {
+        x: { field: 'scheme', type: 'nominal', title: null, axis: { labelAngle: 0 } },
+        xOffset: { field: 'measure' },
+        y: { field: 'value', type: 'quantitative', title: 'mean', scale: { domain: [0, 10] } },
+        color: { field: 'measure', type: 'nominal', title: null },
+      },
+      width: 420,
+      height: 220,
+    };
+    await renderFigure(spec, join(dir, 'clause-comparison.svg'), join(dir, 'clause-comparison.png'));
+    lines.push('', '![Sources kept and the judge per scheme](clause-comparison.png)');
+  }
+  return lines.join('\n');
+}
