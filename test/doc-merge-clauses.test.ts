@@ -5,7 +5,7 @@ import { docMergeTask } from '../src/tasks/doc-merge';
 import { alignClauses, saySame } from '../src/tasks/doc-merge/clause-groups/align';
 import { improveClausePrompt, mergeClausePrompt } from '../src/tasks/doc-merge/clause-groups/prompts';
 import { joinGroups } from '../src/tasks/doc-merge/clause-groups/scheme';
-import { groupScore, unsupportedShare, withDropped } from '../src/tasks/doc-merge/clause-groups/task';
+import { groupScore, settledClause, unsupportedShare } from '../src/tasks/doc-merge/clause-groups/task';
 import { keptValues, otherValuesIn } from '../src/tasks/doc-merge/clause-groups/values';
 import { runSectioned } from './support/sectioned-run';
 
@@ -173,16 +173,23 @@ describe('a disagreeing clause group', () => {
   });
 });
 
-describe('a merged group clause that lost a member', () => {
-  it('gets the lost clause back word for word, unless it states a value the merge must not', () => {
-    const { groups } = alignClauses(room.documents);
-    const secret = groups.find((g) => g.members.some((m) => m.text.includes('secret')))!;
+describe('a merged group clause as the merge states it', () => {
+  const { groups } = alignClauses(room.documents);
+  const secret = groups.find((g) => g.members.some((m) => m.text.includes('secret')))!;
+  const term = groups.find((g) => g.members.some((m) => m.text.includes('force for')))!;
+
+  it('gets a lost member clause back word for word', () => {
     const [a, b] = secret.members.map((m) => m.text);
-    expect(withDropped(a!, secret)).toEqual({ clause: `${a} ${b}`, restored: 1 });
-    expect(withDropped(`${a} ${b}`, secret).restored).toBe(0);
-    // The term group disagrees (two years, five years): the five-year clause is not put back beside the two.
-    const term = groups.find((g) => g.members.some((m) => m.text.includes('force for')))!;
-    expect(withDropped('This agreement remains in force for two years from the date of signature.', term).restored).toBe(0);
-    expect(withDropped('The agreement can be ended.', term).restored).toBe(1);
+    expect(settledClause(a!, secret)).toEqual({ clause: `${a} ${b}`, restored: 1, fromBase: false });
+    expect(settledClause(`${a} ${b}`, secret).restored).toBe(0);
+  });
+
+  it("states one value where the members disagree: the model's when it kept one, else the base member's", () => {
+    const two = 'This agreement remains in force for two years from the date of signature.';
+    // The five-year clause is not put back beside the two-year one.
+    expect(settledClause(two, term)).toEqual({ clause: two, restored: 0, fromBase: false });
+    const both = settledClause('This agreement remains in force for two years or five years from signature.', term);
+    expect(both).toMatchObject({ fromBase: true, restored: 0 });
+    expect(both.clause).toBe(term.members[term.values!.base]!.text);
   });
 });

@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { EvalOptions } from '../eval/run-eval';
 import { parseRows } from '../eval/plan';
+import type { EvalOptions } from '../eval/run-eval';
 import { ValidationError } from '../goo/validate';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODEL_NAMES } from '../localllm/models';
 import { DEFAULT_PRICING, DEFAULT_STRUCTURED_OUTPUT, DEFAULT_STUCK_AFTER, DEFAULT_TASK_QUEUE, STRUCTURED_OUTPUT_MODES } from '../run/wire';
@@ -323,7 +323,11 @@ addExecutionOptions(
     .addOption(paramOption())
     .option('--sizes <list>', 'comma-separated problem sizes (default: all of the task)', list(int('--sizes')))
     .option('--samples <n>', 'samples per scheme and size', int('--samples'), 10)
-    .option('--rows <list>', 'which samples, in order: row ids or seeds like 0-6,8-10 (the first --samples of them; default 0, 1, 2, ...)', rowsOption)
+    .option(
+      '--rows <list>',
+      'which samples, in order: row ids or seeds like 0-6,8-10 (the first --samples of them; default 0, 1, 2, ...)',
+      rowsOption,
+    )
     .option('--dataset-dir <dir>', 'folder with the reference CSVs (e.g. ../shared/data/got-examples); default: generated problems')
     .option('--prompts <file>', "a prompt set (JSON), e.g. a study's best-prompts.json; scored on the test split only (docs/prompts.md)")
     .option('--out <dir>', 'output folder; rerunning with the same folder resumes', 'out/eval')

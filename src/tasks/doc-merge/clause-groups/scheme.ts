@@ -3,7 +3,7 @@ import type { ThoughtState } from '../../../grs/types';
 import type { Part } from '../../task';
 import { DocMergeProblem } from '../dataset';
 import { PREAMBLE_TITLE } from '../headings';
-import { clauseAlignmentOf, type GroupState, groupScore, isGroupState, withDropped } from './task';
+import { clauseAlignmentOf, type GroupState, groupScore, isGroupState, settledClause } from './task';
 
 /**
  * The `clauses` scheme (issue 38): the engine aligns the documents' clauses into groups that state one
@@ -15,7 +15,7 @@ import { clauseAlignmentOf, type GroupState, groupScore, isGroupState, withDropp
  *   groups  (split clauseGroups, no body)   one thought per group; a same-saying group's is already merged
  *   merge   (split openGroups)              kept groups pass; the others: generate k, score, keep best
  *   improve (split weakClauses)             strong clauses pass; weak ones: improve k, keep the best so far
- *   join    (split joinClauses, no body)    the merged document, lost member clauses put back; `final` scores it
+ *   join    (split joinClauses, no body)    the merged document, each clause settled; `final` scores it
  */
 
 /** A group's best clause below this engine score is improved; at it or above it is kept as it is. */
@@ -44,8 +44,9 @@ function weakClausesSplit(inputs: ThoughtState[], problem: DocMergeProblem): Par
 }
 
 /**
- * The merged document: the first document's title, then each group's clause (with the member clauses
- * its merge lost, `withDropped`) in reading order under its section's heading.
+ * The merged document: the first document's title, then each group's clause as settled (one value
+ * where the members disagree, the member clauses its merge lost put back: `settledClause`) in reading
+ * order under its section's heading.
  */
 export function joinGroups(states: readonly GroupState[], problem: DocMergeProblem): string {
   const { title, groups } = clauseAlignmentOf(problem.documents);
@@ -55,7 +56,7 @@ export function joinGroups(states: readonly GroupState[], problem: DocMergeProbl
   groups.forEach((g, i) => {
     const merged = byGroup.get(i);
     if (merged === undefined) return;
-    const clause = withDropped(merged, g).clause;
+    const { clause } = settledClause(merged, g);
     if (g.heading !== heading && g.heading && g.heading !== PREAMBLE_TITLE) lines.push(...(lines.length ? [''] : []), g.heading);
     heading = g.heading;
     lines.push(clause.trim());

@@ -115,17 +115,21 @@ export function groupScore(state: GroupState, problem: DocMergeProblem): number 
 }
 
 /**
- * A group's clause with the members it lost put back: a member clause the merged clause does not say
- * (no clause of it at the provenance's bar) is added after it word for word, unless it states a value
- * the merge must not (that one stays with the review's disagreements). Nothing a source says is
- * silently lost to a small model's merge (decision 97).
+ * A group's clause as the merge states it (decision 97). Where the members disagree and the model's
+ * clause states a value the merge must not (small models keep every value whatever they are asked),
+ * the engine takes the member whose values the merge keeps instead (`fromBase`); the disagreement
+ * goes to review as always. Then a member clause the clause does not say (no clause of it at the
+ * provenance's bar) is put back after it word for word (`restored`), unless it states such a value:
+ * nothing a source says is silently lost to a small model's merge.
  */
-export function withDropped(merged: string, group: ClauseGroup): { clause: string; restored: number } {
-  if (group.same) return { clause: merged, restored: 0 };
-  const index = new SourceIndex(splitClausesOnce(merged).clauses.map((c) => c.text));
+export function settledClause(merged: string, group: ClauseGroup): { clause: string; restored: number; fromBase: boolean } {
+  if (group.same) return { clause: merged, restored: 0, fromBase: false };
   const others = group.values?.others ?? [];
+  const fromBase = otherValuesIn(merged, others) > 0;
+  const clause = fromBase ? group.members[group.values!.base]!.text : merged;
+  const index = new SourceIndex(splitClausesOnce(clause).clauses.map((c) => c.text));
   const dropped = textsOf(group).filter(
     (text) => (index.match(text)[0]?.similarity ?? 0) < SUPPORTED_SIMILARITY && otherValuesIn(text, others) === 0,
   );
-  return { clause: [merged.trim(), ...dropped.map((t) => t.trim())].join(' '), restored: dropped.length };
+  return { clause: [clause.trim(), ...dropped.map((t) => t.trim())].join(' '), restored: dropped.length, fromBase };
 }
