@@ -6,7 +6,8 @@ import { type KeywordCountingProblem, keywordCountingTask as task } from '../src
 import { splitSentences } from '../src/tasks/keyword-counting/parse';
 import { type Harness, startHarness } from './support/harness';
 
-const LATENCY_MS = 100;
+// Long enough that eight calls sent together overlap at the simulator even when the full suite loads both cores.
+const LATENCY_MS = 300;
 let h: Harness;
 
 beforeAll(async () => {
