@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunStatusReport, statusOf } from '../src/cli/commands/status';
+import { formatStatus, type RunStatusReport, statusOf } from '../src/cli/commands/status';
+import { llmFlagsOfQueue } from '../src/cli/llm-source';
 import { type RunHealth, RunStuckError, resultUnlessStuck, runHealth, type StuckRun } from '../src/client/health';
 import { startRun } from '../src/client/runs';
 import { runEvaluation } from '../src/eval/run-eval';
@@ -253,12 +254,30 @@ describe('a healthy run', () => {
     expect(Math.max(...signals.map((signal) => getEventListeners(signal, 'abort').length))).toBeLessThan(5);
   });
 
-  it('that no worker serves is not stuck, and its status gives up on the progress query instead of hanging', async () => {
-    const handle = await startRun(h.client, request(32), { taskQueue: `nobody-${randomUUID()}` });
+  it('that no worker serves is not stuck, and its status says so and how to resume it, without waiting on a query', async () => {
+    const queue = `got-local-qwen2.5-coder-1.5b-${randomUUID()}`;
+    const handle = await startRun(h.client, request(32), { taskQueue: queue });
     started.push(handle.workflowId);
+    const asked = Date.now();
     const status = await statusOf(h.client, handle.workflowId, { uiUrl: 'http://ui.test' });
+    expect(Date.now() - asked).toBeLessThan(5_000);
     expect(status).toMatchObject({ status: 'running', health: { stuck: false } });
     expect(status.progress).toBeUndefined();
-    expect(status.progressError).toMatch(/no answer to the progress query within 5 s/);
+    expect(status.unserved).toEqual({
+      taskQueue: queue,
+      resume: [
+        `got worker start --task-queue ${queue} --llm local --local-model qwen2.5-coder-1.5b`,
+        `or run the command that started it again with --workflow-id ${handle.workflowId}: it joins the run`,
+      ],
+    });
+    expect(formatStatus(status)).toMatch(/unserved {4}no worker polls its task queue/);
+  });
+
+  it('names the LLM flags of the queue a run waits on', () => {
+    expect(llmFlagsOfQueue('got-sim')).toBe('--llm sim');
+    expect(llmFlagsOfQueue('got-sim-resident-ab12')).toBe('--llm sim');
+    expect(llmFlagsOfQueue('got-local-qwen2.5-coder-0.5b-resident-ab12')).toBe('--llm local --local-model qwen2.5-coder-0.5b');
+    expect(llmFlagsOfQueue('got-local-my-model.gguf')).toMatch(/^--llm local \(with GOT_LOCAL_MODEL/);
+    expect(llmFlagsOfQueue('got')).toMatch(/^--llm endpoint/);
   });
 });

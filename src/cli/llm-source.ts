@@ -5,6 +5,7 @@ import {
   builtInModel,
   LOCAL_MODEL_ENV,
   LOCAL_MODEL_NAME_ENV,
+  LOCAL_MODEL_NAMES,
   type LocalModelChoice,
   modelIdOf,
   servedContextSize,
@@ -31,6 +32,21 @@ export function taskQueueFor(source: LlmSource, localModel?: string, env: NodeJS
   if (source === 'endpoint') return DEFAULT_TASK_QUEUE;
   if (source === 'sim') return `${DEFAULT_TASK_QUEUE}-sim`;
   return `${DEFAULT_TASK_QUEUE}-local-${localModelLabel(localModelChoice(localModel, env))}`;
+}
+
+/**
+ * The `--llm` flags whose default task queue a queue name starts with (`taskQueueFor`'s inverse,
+ * resident workers' settings-keyed queues included): what serves a run found waiting on it. A local
+ * model file's queue names its id, not the file: it gets `--llm local` and a note to name the file.
+ */
+export function llmFlagsOfQueue(queue: string): string {
+  const local = `${DEFAULT_TASK_QUEUE}-local-`;
+  if (queue.startsWith(local)) {
+    const name = LOCAL_MODEL_NAMES.filter((n) => queue === local + n || queue.startsWith(`${local + n}-`)).sort((a, b) => b.length - a.length)[0];
+    return name ? `--llm local --local-model ${name}` : `--llm local (with ${LOCAL_MODEL_ENV} naming the model file it was started with)`;
+  }
+  if (queue === `${DEFAULT_TASK_QUEUE}-sim` || queue.startsWith(`${DEFAULT_TASK_QUEUE}-sim-`)) return '--llm sim';
+  return '--llm endpoint (with the OPENAI_BASE_URL it was started with)';
 }
 
 /** A local model's short name: the built-in model's name, or the id a model file is served as. */

@@ -494,6 +494,7 @@ workerCommand
   .addOption(localModelOption())
   .addOption(configurable('latency', '--latency <ms>', 'latency of the simulated LLM (with --llm sim)', int('--latency'), 0))
   .option('--foreground', 'serve in this process until Ctrl-C or SIGTERM (for a terminal or a service manager)', false)
+  .option('--task-queue <name>', "poll this task queue (a run's, as `got status` names it) instead of the settings' own")
   .action(async (o: WorkerStartOptions) => {
     const { startResidentWorker } = await import('./commands/worker');
     await startResidentWorker(o, log);

@@ -16,6 +16,8 @@ export interface StartOptions {
   taskQueue?: string;
   /** Defaults to an id that says what the run is: `got-<task>-<scheme>-<size>-s<sample>-<time>`. */
   workflowId?: string;
+  /** A run still open under `workflowId` is returned instead of an error (its start time tells them apart). */
+  joinOpen?: boolean;
 }
 
 /** A readable, unique workflow id: what you see first in the Web UI's run list. */
@@ -54,6 +56,8 @@ export async function startCheckedRun(
     workflowId: o.workflowId ?? workflowIdFor(checked),
     args: [checked],
     workflowTaskTimeout: `${WORKFLOW_TASK_TIMEOUT_SECONDS}s`,
+    // A run still open under this id is joined, not refused: its command run again after its terminal died.
+    ...(o.joinOpen ? { workflowIdConflictPolicy: 'USE_EXISTING' as const } : {}),
   });
 }
 

@@ -201,10 +201,11 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
     const started = Date.now();
     const handle = await startCheckedRun(runtime.client, checked, {
       taskQueue: runtime.taskQueue,
-      ...(o.workflowId ? { workflowId: o.workflowId } : {}),
+      ...(o.workflowId ? { workflowId: o.workflowId, joinOpen: true } : {}),
     });
     const webUi = webUiLink(runtime.uiUrl, runtime.namespace, handle.workflowId, handle.firstExecutionRunId);
-    log(`Started ${handle.workflowId}\n  Web UI: ${webUi}`);
+    const joined = o.workflowId ? await joinedRun(handle, started) : undefined;
+    log(joined ? joinedLine(handle.workflowId, joined, runtime.taskQueue, webUi) : `Started ${handle.workflowId}\n  Web UI: ${webUi}`);
     exitOnInterrupt(`the run ${handle.workflowId} goes on in Temporal; see it in the Web UI, or \`got inspect ${handle.workflowId}\``, log);
     // A run whose workflow task keeps failing ends the wait with a RunStuckError (exit code 5); the run is left as it is.
     const wait = { ...(o.stuckAfter !== undefined ? { stuckAfter: o.stuckAfter } : {}) };
@@ -230,6 +231,21 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
   } finally {
     await runtime.close();
   }
+}
+
+/** The run an id named when it was already open before this command (its command run again): when it started, where it waits. */
+async function joinedRun(handle: WorkflowHandle, started: number): Promise<{ startTime: Date; taskQueue: string } | undefined> {
+  const { startTime, taskQueue } = await handle.describe();
+  // Started by this command: its start time is this command's (the server's clock, a second's leeway).
+  return startTime.getTime() < started - 1_000 ? { startTime, taskQueue } : undefined;
+}
+
+function joinedLine(workflowId: string, run: { startTime: Date; taskQueue: string }, served: string, webUi: string): string {
+  const elsewhere =
+    run.taskQueue === served
+      ? ''
+      : `\n  It waits on task queue ${run.taskQueue}, which this command's worker (${served}) does not poll: rerun with --task-queue ${run.taskQueue}, or serve it with \`got worker start --task-queue ${run.taskQueue}\` and the LLM flags it was started with.`;
+  return `Joined ${workflowId}, open since ${run.startTime.toISOString()}: waiting for its result (nothing it already did is paid again).${elsewhere}\n  Web UI: ${webUi}`;
 }
 
 /** How long one progress query may take: a run whose workflow task keeps failing never answers one. */

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { type RunHealth, runHealth, stuckAdvice } from '../../client/health';
 import { queryProgress, webUiLink } from '../../client/runs';
 import type { Progress } from '../../run/request';
@@ -6,6 +7,7 @@ import { GOT_SEARCH_ATTRIBUTES } from '../../run/search-attributes';
 import { STUDY_QUERY, STUDY_WORKFLOW_TYPE, TRIAL_WORKFLOW_TYPE } from '../../run/wire';
 import type { StudyProgress, TrialProgress } from '../../tune/results';
 import { withCliClient } from '../cli-client';
+import { llmFlagsOfQueue } from '../llm-source';
 
 /** How long `got status` waits for a run's progress: a run without a working worker never answers. */
 const PROGRESS_QUERY_TIMEOUT_MS = 5_000;
@@ -34,6 +36,8 @@ export interface RunStatusReport {
   trialProgress?: TrialProgress;
   /** Why there is no progress for a running run (the query failed or took too long). */
   progressError?: string;
+  /** A running run whose task queue no worker polls: the queue and the commands that resume it. */
+  unserved?: { taskQueue: string; resume: string[] };
   webUi: string;
 }
 
@@ -66,6 +70,11 @@ export async function statusOf(
     webUi: webUiLink(o.uiUrl, client.options.namespace, workflowId, described.runId),
   };
   if (status !== 'running' || health.stuck) return report;
+  const unserved = await unservedQueue(client, workflowId, described.taskQueue);
+  if (unserved) {
+    report.unserved = unserved;
+    return report;
+  }
   try {
     const ask = <T>(query: () => Promise<T>) => client.withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, query);
     // A study and its trials answer queries of their own.
@@ -78,6 +87,27 @@ export async function statusOf(
     report.progressError = `no answer to the progress query within ${PROGRESS_QUERY_TIMEOUT_MS / 1000} s (is a worker running on its task queue?): ${(e as Error).message}`;
   }
   return report;
+}
+
+/**
+ * The run's task queue when no worker has polled it lately (the server keeps pollers of the last
+ * minute or so), with the commands that resume the run: a resident worker on that queue with the
+ * LLM its name says, or the command that started it run again (with the id it joins the run).
+ */
+async function unservedQueue(client: Client, workflowId: string, taskQueue: string): Promise<RunStatusReport['unserved']> {
+  const { pollers } = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  if (pollers?.length) return undefined;
+  return {
+    taskQueue,
+    resume: [
+      `got worker start --task-queue ${taskQueue} ${llmFlagsOfQueue(taskQueue)}`,
+      `or run the command that started it again with --workflow-id ${workflowId}: it joins the run`,
+    ],
+  };
 }
 
 /** The status as a few aligned lines. */
@@ -105,6 +135,9 @@ export function formatStatus(r: RunStatusReport): string {
         ]
       : []),
     ...(r.progressError ? [`  progress    ${r.progressError}`] : []),
+    ...(r.unserved
+      ? [`  unserved    no worker polls its task queue ${r.unserved.taskQueue}; to resume it:`, ...r.unserved.resume.map((c) => `              ${c}`)]
+      : []),
     `  Web UI      ${r.webUi}`,
   ].join('\n');
 }

@@ -26,6 +26,8 @@ export interface WorkerStartOptions {
   latency: number;
   /** Serve in this process until Ctrl-C or SIGTERM, instead of in the background. */
   foreground: boolean;
+  /** Poll this task queue instead of the settings' own: a run started elsewhere that waits on it (`got status` names it). */
+  taskQueue?: string;
 }
 
 /** How long a background worker may take to poll: the first use of a local model fetches and checks its weights. */
@@ -36,7 +38,8 @@ function residentOf(o: WorkerStartOptions) {
   const choice = workerChoiceOf(o.llm, { simulatedLatencyMs: o.latency, ...(o.localModel ? { localModel: o.localModel } : {}) });
   return {
     choice,
-    taskQueue: residentTaskQueue(taskQueueOf({ llm: o.llm, ...(o.localModel ? { localModel: o.localModel } : {}) }), settingsKey(choice)),
+    taskQueue:
+      o.taskQueue ?? residentTaskQueue(taskQueueOf({ llm: o.llm, ...(o.localModel ? { localModel: o.localModel } : {}) }), settingsKey(choice)),
   };
 }
 
@@ -61,6 +64,7 @@ export async function startResidentWorker(o: WorkerStartOptions, log: (line: str
   const logFile = residentLogOf(stateDir(), taskQueue);
   const args = ['worker', 'start', '--foreground', '--llm', o.llm, '--latency', String(o.latency)];
   if (o.localModel) args.push('--local-model', o.localModel);
+  if (o.taskQueue) args.push('--task-queue', o.taskQueue);
   mkdirSync(residentsDir(stateDir()), { recursive: true });
   // The same code as this command: the compiled CLI, or the sources when this runs from them (tests).
   const root = packageRoot(import.meta.url);
