@@ -40,6 +40,14 @@ const fmt = (x: number, digits: number, suffix = '') => (Number.isFinite(x) ? `$
 const measured = (rows: EvalRow[], key: 'kept' | 'repeated' | 'unsupported' | 'undecided') =>
   rows.flatMap((r) => (typeof r[key] === 'number' ? [r[key] as number] : []));
 
+/** The share of the prompt tokens the server took from its cache, over the runs that recorded it (since session 20). */
+function cacheShare(rows: EvalRow[]): string {
+  const recorded = rows.filter((r) => r.cachedPromptTokens !== undefined);
+  if (!recorded.length) return 'not recorded';
+  const share = recorded.reduce((n, r) => n + r.cachedPromptTokens!, 0) / recorded.reduce((n, r) => n + r.promptTokens, 0);
+  return `${fmt(100 * share, 0, '%')}${recorded.length < rows.length ? ` (${recorded.length} of ${rows.length} runs)` : ''}`;
+}
+
 /** The comparison's markdown section, and its figure written beside results.md. */
 export async function clauseComparison(dir: string): Promise<string> {
   const all = series(dir);
@@ -50,8 +58,8 @@ export async function clauseComparison(dir: string): Promise<string> {
   const lines = [
     `Rows every cell has finished: ${rows.length ? rows.join(', ') : 'none yet'} (the cells' own counts: ${all.map((s) => `${s.label} ${s.rows.length}`).join(', ')}).`,
     '',
-    '| scheme | runs | sources kept | repeated clauses | unsupported | undecided disagreements | judge | tokens (in / out) | wall |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scheme | runs | sources kept | repeated clauses | unsupported | undecided disagreements | judge | tokens (in / out) | prompt tokens from the cache | wall |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const points: { scheme: string; measure: string; value: number }[] = [];
   for (const s of all) {
@@ -60,7 +68,7 @@ export async function clauseComparison(dir: string): Promise<string> {
     const kept = mean(measured(on, 'kept'));
     const judge = mean(on.map((r) => r.score ?? 0));
     lines.push(
-      `| ${s.label} | ${on.length} | ${fmt(100 * kept, 1, '%')} | ${fmt(mean(measured(on, 'repeated')), 1)} | ${fmt(100 * mean(measured(on, 'unsupported')), 1, '%')} | ${fmt(mean(measured(on, 'undecided')), 1)} | ${fmt(judge, 2)} | ${Math.round(mean(on.map((r) => r.promptTokens)))} / ${Math.round(mean(on.map((r) => r.completionTokens)))} | ${fmt(mean(on.map((r) => r.wallMs)) / 1000, 0, ' s')} |`,
+      `| ${s.label} | ${on.length} | ${fmt(100 * kept, 1, '%')} | ${fmt(mean(measured(on, 'repeated')), 1)} | ${fmt(100 * mean(measured(on, 'unsupported')), 1, '%')} | ${fmt(mean(measured(on, 'undecided')), 1)} | ${fmt(judge, 2)} | ${Math.round(mean(on.map((r) => r.promptTokens)))} / ${Math.round(mean(on.map((r) => r.completionTokens)))} | ${cacheShare(on)} | ${fmt(mean(on.map((r) => r.wallMs)) / 1000, 0, ' s')} |`,
     );
     points.push(
       { scheme: s.label, measure: 'sources kept (0-10)', value: 10 * kept },

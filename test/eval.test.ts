@@ -62,7 +62,7 @@ describe('the evaluation harness', () => {
 
     const csv = readFileSync(outcome.files.csv, 'utf8').trim().split('\n');
     expect(csv[0]).toBe(
-      'task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error,kept,repeated,unsupported,undecided',
+      'task,scheme,size,sample,score,solved,llmCalls,promptTokens,completionTokens,costUsd,wallMs,workflowId,status,error,kept,repeated,unsupported,undecided,cachedPromptTokens',
     );
     expect(csv).toHaveLength(7);
     expect(JSON.parse(readFileSync(outcome.files.json, 'utf8'))).toEqual(outcome.rows);
@@ -198,7 +198,7 @@ describe('an evaluation of document merges', () => {
       expect(row.unsupported).toBeLessThanOrEqual(1);
       expect(row.undecided).toBeGreaterThanOrEqual(0);
     }
-    expect(readFileSync(outcome.files.csv, 'utf8').split('\n')[0]).toMatch(/,kept,repeated,unsupported,undecided$/);
+    expect(readFileSync(outcome.files.csv, 'utf8').split('\n')[0]).toMatch(/,kept,repeated,unsupported,undecided,cachedPromptTokens$/);
   });
 });
 

@@ -8,6 +8,8 @@ export interface EvalRow extends EvalJob {
   solved: boolean | null;
   llmCalls: number;
   promptTokens: number;
+  /** Of the prompt tokens, those the server took from its prompt cache (a local model's prefix cache, a provider's cached input). */
+  cachedPromptTokens?: number;
   completionTokens: number;
   costUsd: number;
   wallMs: number;
@@ -47,6 +49,7 @@ export const COLUMNS: (keyof EvalRow)[] = [
   'repeated',
   'unsupported',
   'undecided',
+  'cachedPromptTokens',
 ];
 
 /**

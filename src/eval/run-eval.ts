@@ -231,6 +231,7 @@ async function runJob(
       solved,
       llmCalls: totals.llmCalls,
       promptTokens: totals.promptTokens,
+      ...(totals.cachedPromptTokens ? { cachedPromptTokens: totals.cachedPromptTokens } : {}),
       completionTokens: totals.completionTokens,
       costUsd: totals.costUsd,
       wallMs: closeTime ? closeTime.getTime() - startTime.getTime() : 0,
