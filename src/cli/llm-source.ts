@@ -42,7 +42,9 @@ export function taskQueueFor(source: LlmSource, localModel?: string, env: NodeJS
 export function llmFlagsOfQueue(queue: string): string {
   const local = `${DEFAULT_TASK_QUEUE}-local-`;
   if (queue.startsWith(local)) {
-    const name = LOCAL_MODEL_NAMES.filter((n) => queue === local + n || queue.startsWith(`${local + n}-`)).sort((a, b) => b.length - a.length)[0];
+    const name = LOCAL_MODEL_NAMES.filter((n) => queue === local + n || queue.startsWith(`${local + n}-`)).sort(
+      (a, b) => b.length - a.length,
+    )[0];
     return name ? `--llm local --local-model ${name}` : `--llm local (with ${LOCAL_MODEL_ENV} naming the model file it was started with)`;
   }
   if (queue === `${DEFAULT_TASK_QUEUE}-sim` || queue.startsWith(`${DEFAULT_TASK_QUEUE}-sim-`)) return '--llm sim';

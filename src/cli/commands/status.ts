@@ -136,7 +136,10 @@ export function formatStatus(r: RunStatusReport): string {
       : []),
     ...(r.progressError ? [`  progress    ${r.progressError}`] : []),
     ...(r.unserved
-      ? [`  unserved    no worker polls its task queue ${r.unserved.taskQueue}; to resume it:`, ...r.unserved.resume.map((c) => `              ${c}`)]
+      ? [
+          `  unserved    no worker polls its task queue ${r.unserved.taskQueue}; to resume it:`,
+          ...r.unserved.resume.map((c) => `              ${c}`),
+        ]
       : []),
     `  Web UI      ${r.webUi}`,
   ].join('\n');

@@ -39,7 +39,8 @@ function residentOf(o: WorkerStartOptions) {
   return {
     choice,
     taskQueue:
-      o.taskQueue ?? residentTaskQueue(taskQueueOf({ llm: o.llm, ...(o.localModel ? { localModel: o.localModel } : {}) }), settingsKey(choice)),
+      o.taskQueue ??
+      residentTaskQueue(taskQueueOf({ llm: o.llm, ...(o.localModel ? { localModel: o.localModel } : {}) }), settingsKey(choice)),
   };
 }
 

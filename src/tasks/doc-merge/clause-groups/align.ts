@@ -28,7 +28,7 @@ export interface GroupMember {
 /** Clauses of several documents that state one term; at most one per document, in document order. */
 export interface ClauseGroup {
   members: GroupMember[];
-  /** The aligned section's title: where the group stands in the merge. */
+  /** What the merge puts it under: its kind's label, else the aligned section's title. */
   heading: string;
   /** What its clauses are about ("Governing law"), when their words or headings say: what the model is told. */
   kind?: string;
@@ -67,8 +67,6 @@ interface Placed extends GroupMember {
   /** Where the clause stands in its document, 0 to 1. */
   rank: number;
   section: number;
-  /** Where in its section's version it stands, 0 to 1: groups are read in this order. */
-  at: number;
 }
 
 /** The kind of a group: its first member's that has one. */
@@ -149,7 +147,7 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
     aligned.spans.forEach((span, document) => {
       if (!span) return;
       const inside = splits[document]!.clauses.flatMap((c, clause) => (c.start >= span.start && c.start < span.end ? [{ c, clause }] : []));
-      inside.forEach(({ c, clause }, i) => {
+      inside.forEach(({ c, clause }) => {
         const kind = clauseKind(c.text, c.heading)?.id;
         units.push({
           document,
@@ -158,27 +156,33 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
           ...(kind ? { kind } : {}),
           rank: clause / splits[document]!.clauses.length,
           section,
-          at: i / inside.length,
         });
       });
     });
   });
-  // A group stands in the section most of its members stand in (the earliest on a tie), by where they stand in it.
+  // A group stands where its members stand in their documents, on average; under its kind's label (else
+  // its members' section's title), each heading once: the groups under one heading follow each other
+  // from where the first of them stands. Versions order their terms alike but not the same, and the
+  // sections found in them differ; their kinds do not.
   const sectionOf = (g: Placed[]) => {
     const counts = new Map<number, number>();
     for (const m of g) counts.set(m.section, (counts.get(m.section) ?? 0) + 1);
     return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
   };
-  const atOf = (g: Placed[]) => Math.min(...g.filter((m) => m.section === sectionOf(g)).map((m) => m.at));
-  const groups = groupClauses(units)
-    .sort((a, b) => sectionOf(a) - sectionOf(b) || atOf(a) - atOf(b))
-    .map((g): ClauseGroup => {
+  const placed = groupClauses(units).map((g) => {
+    const kind = kindOfGroup(g);
+    const label = kind && kindLabel(kind);
+    return { g, label, heading: label || sections[sectionOf(g)]!.title, at: g.reduce((n, m) => n + m.rank, 0) / g.length };
+  });
+  const headingAt = new Map<string, number>();
+  for (const p of placed) headingAt.set(p.heading, Math.min(headingAt.get(p.heading) ?? 1, p.at));
+  const groups = placed
+    .sort((a, b) => headingAt.get(a.heading)! - headingAt.get(b.heading)! || a.heading.localeCompare(b.heading) || a.at - b.at)
+    .map(({ g, label, heading }): ClauseGroup => {
       const members = g.map(({ document, clause, text }) => ({ document, clause, text }));
-      const kind = kindOfGroup(g);
       const same = saySame(members);
       const values = same ? undefined : keptValues(members.map((m) => m.text));
-      const label = kind && kindLabel(kind);
-      return { members, heading: sections[sectionOf(g)]!.title, ...(label ? { kind: label } : {}), same, ...(values ? { values } : {}) };
+      return { members, heading, ...(label ? { kind: label } : {}), same, ...(values ? { values } : {}) };
     });
   const first = splits[0];
   const titleLine = first?.headings.find((h) => !first.clauses.length || h.start < first.clauses[0]!.start);

@@ -2,19 +2,24 @@ import { extractTerms, PLACEHOLDER } from '../../../documents/terms';
 
 /**
  * Where a group's clauses state different values of one kind (two years / five years, $200,000 /
- * $280,000), the merge states one of them, not both: the value most members state, else the first
- * document's (decision 97). The others stay in the review's disagreements, where a person may choose
+ * $280,000; a blank and a name), the merge states one of them, not both: the value most members
+ * state, else the first document's (decision 97). The others stay in the review's disagreements, where a person may choose
  * them. Pure.
  */
 
 /** A value as compared: its kind and normalised form ("duration:P2Y"). */
 const keyOf = (kind: string, normalized: string) => `${kind}:${normalized}`;
 
-/** Each kind's stated values (blanks state nothing) in a text. */
+/**
+ * Each kind's stated values in a text; a kind it names by blanks only ("[Recipient Name]") has the
+ * blank as its value: a template's blank and another version's name disagree, as the review says.
+ */
 function valuesOf(text: string): Map<string, Set<string>> {
   const byKind = new Map<string, Set<string>>();
-  for (const t of extractTerms(text)) {
-    if (t.normalized === PLACEHOLDER) continue;
+  const terms = extractTerms(text);
+  for (const t of terms) {
+    const stated = terms.some((o) => o.kind === t.kind && o.normalized !== PLACEHOLDER);
+    if (stated && t.normalized === PLACEHOLDER) continue;
     const set = byKind.get(t.kind) ?? new Set<string>();
     set.add(keyOf(t.kind, t.normalized));
     byKind.set(t.kind, set);
