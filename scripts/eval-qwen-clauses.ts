@@ -53,7 +53,8 @@ export async function clauseComparison(dir: string): Promise<string> {
   const all = series(dir);
   if (!all.length) return '';
   // Only rows every series has finished, so each mean is over the same NDAs.
-  const common = all.map((s) => new Set(s.rows.map((r) => r.sample))).reduce((a, b) => new Set([...a].filter((x) => b.has(x))));
+  const common = new Set(all[0]!.rows.map((r) => r.sample));
+  for (const s of all.slice(1)) for (const sample of [...common]) if (!s.rows.some((r) => r.sample === sample)) common.delete(sample);
   const rows = [...common].sort((a, b) => Number(a) - Number(b));
   const lines = [
     `Rows every cell has finished: ${rows.length ? rows.join(', ') : 'none yet'} (the cells' own counts: ${all.map((s) => `${s.label} ${s.rows.length}`).join(', ')}).`,
