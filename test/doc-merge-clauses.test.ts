@@ -7,6 +7,7 @@ import { improveClausePrompt, mergeClausePrompt } from '../src/tasks/doc-merge/c
 import { joinGroups } from '../src/tasks/doc-merge/clause-groups/scheme';
 import { groupScore, settledClause, unsupportedShare } from '../src/tasks/doc-merge/clause-groups/task';
 import { keptValues, otherValuesIn } from '../src/tasks/doc-merge/clause-groups/values';
+import { measuredMergeScore } from '../src/tasks/doc-merge/score';
 import { runSectioned } from './support/sectioned-run';
 
 /**
@@ -212,5 +213,16 @@ describe('a merged group clause as the merge states it', () => {
     const both = settledClause('This agreement remains in force for two years or five years from signature.', term);
     expect(both).toMatchObject({ fromBase: true, restored: 0 });
     expect(both.clause).toBe(term.members[term.values!.base]!.text);
+  });
+});
+
+describe("the clause merge's joined document", () => {
+  it('is scored by the review measures: what it keeps of the sources, what it says twice', () => {
+    const whole = `${A}\n\n${B}`;
+    const joined = { documents: [0, 1], joined: true, merged: whole };
+    // Everything kept, but the word-for-word clauses said twice: the repeats pull it down.
+    expect(docMergeTask.score!(joined, room)).toBeCloseTo(measuredMergeScore(room.documents, whole), 10);
+    expect(measuredMergeScore(room.documents, whole)).toBeLessThan(measuredMergeScore(room.documents, B));
+    expect(measuredMergeScore(room.documents, A)).toBeLessThan(10);
   });
 });

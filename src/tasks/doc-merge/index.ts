@@ -17,7 +17,7 @@ import { parseRatings, RATINGS_SCHEMA, readMerged } from './parse';
 import { aggregatePrompt, improvePrompt, judgePrompt, mergeCotPrompt, mergePrompt } from './prompts';
 import { docMergeReviewer } from './review';
 import { docMergeSchemes, docMergeTunables } from './schemes';
-import { combineRatings, combineWithMeasuredRetention, mergeScore, UNPARSEABLE_SCORE } from './score';
+import { combineRatings, combineWithMeasuredRetention, measuredMergeScore, mergeScore, UNPARSEABLE_SCORE } from './score';
 import {
   assembledScore,
   isSectionPrompt,
@@ -217,6 +217,8 @@ export const docMergeTask: Task<DocMergeProblem> = {
     if (Array.isArray(state.outline)) return assembledScore(state as AssembledState, problem);
     if (state.section !== undefined) return sectionScore(sectionOf(state, problem), problem);
     if (isGroupState(state)) return groupScore(state as GroupState, problem);
+    // The clause merge's join (decision 97): a whole room's merge, scored by the review's measures.
+    if (state.joined === true && typeof state.merged === 'string') return measuredMergeScore(problem.documents, state.merged);
     const { documents, merged } = asState(state);
     if (merged === undefined) return UNPARSEABLE_SCORE;
     const chosen = Array.isArray(documents) ? documents.flatMap((i) => problem.documents[i] ?? []) : [];

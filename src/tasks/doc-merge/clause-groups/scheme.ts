@@ -67,7 +67,7 @@ export function joinGroups(states: readonly GroupState[], problem: DocMergeProbl
 /** `joinClauses`: one thought, the merge of all documents. */
 function joinClausesSplit(inputs: ThoughtState[], problem: DocMergeProblem): Part[] {
   const merged = joinGroups(inputs.filter(isGroupState), problem);
-  return [{ state: { documents: problem.documents.map((_, i) => i), ...(merged ? { merged } : {}) } }];
+  return [{ state: { documents: problem.documents.map((_, i) => i), joined: true, ...(merged ? { merged } : {}) } }];
 }
 
 export const clauseSplits = {
