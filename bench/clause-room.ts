@@ -5,8 +5,10 @@
  * Per scheme, from the engine's review of the run's best merge: the share of the sources' clauses
  * kept, clauses said twice, the share no source supports, disagreements left undecided (no value or
  * several); the run's score (the simulator's judge, a proxy), LLM calls, tokens and wall time.
- * `--docs N --chars C` measures another room; `--schemes a,b` some schemes; `--no-write` prints only.
+ * `--docs N --chars C` measures another room; `--schemes a,b` some schemes; `--with FILE` puts the rows an
+ * earlier invocation printed on stderr first; `--no-write` prints only.
  */
+import { readFileSync } from 'node:fs';
 import { resultOf, startRun } from '../src/client/runs';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { retentionTotals } from '../src/documents/retention';
@@ -89,16 +91,20 @@ async function measure(cases: Case[], count: number, chars: number): Promise<Row
   return rows;
 }
 
+const TITLE = 'Clause-by-clause merge of a data room';
+
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 function section(rows: Row[], count: number, chars: number): string {
   return [
-    `\`npm run bench:clause-room\` on ${new Date().toISOString().slice(0, 10)} (2 cores, shared): one generated room of ${count} contracts of ${chars.toLocaleString('en')} characters, the simulated LLM (no latency), a ${CONTEXT_TOKENS / 1000}K window; the engine's review of each run's best merge.`,
+    `## ${TITLE}`,
+    '',
+    `\`npm run bench:clause-room\` on ${new Date().toISOString().slice(0, 10)} (2 cores, shared): one generated room of ${count} contracts of ${chars.toLocaleString('en')} characters, the simulated LLM (no latency), a ${CONTEXT_TOKENS / 1000}K window; the engine's review of each run's best merge. The score is the simulated judge's where the scheme's judge prompts fit the window (io, got and tot judge section by section), else the engine's (clauses: the review's retention and repeats, its judge's prompt would hold the whole room).`,
     '',
     '| scheme | sources kept | repeated clauses | unsupported | undecided / disagreements | score (simulated judge) | LLM calls | tokens (in / out) | wall |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
-      (r) =>
+      (r: Row) =>
         `| ${r.scheme} | ${pct(r.kept)} | ${r.repeated} | ${pct(r.unsupported)} | ${r.undecided} / ${r.disagreements} | ${r.score} | ${r.llmCalls} | ${r.promptTokens.toLocaleString('en')} / ${r.completionTokens.toLocaleString('en')} | ${r.wallS} s |`,
     ),
   ].join('\n');
@@ -107,8 +113,17 @@ function section(rows: Row[], count: number, chars: number): string {
 const count = Number(arg('--docs') ?? 30);
 const chars = Number(arg('--chars') ?? 200_000);
 const only = arg('--schemes')?.split(',');
-const rows = await measure(only ? CASES.filter((c) => only.includes(c.scheme)) : CASES, count, chars);
+// Rows an earlier invocation printed on stderr (one JSON object a line), measured on the same room, first.
+const earlier = arg('--with');
+const before: Row[] = earlier
+  ? readFileSync(earlier, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Row)
+  : [];
+const measured = await measure(only ? CASES.filter((c) => only.includes(c.scheme)) : CASES, count, chars);
+const rows = [...before, ...measured];
 const text = section(rows, count, chars);
 console.log(text);
-if (!process.argv.includes('--no-write')) replaceSection('Clause-by-clause merge of a data room', text);
+if (!process.argv.includes('--no-write')) replaceSection(TITLE, text);
 process.exit(0);
