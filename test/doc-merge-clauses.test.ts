@@ -199,11 +199,12 @@ describe('a merged group clause as the merge states it', () => {
     expect(settledClause(`${a} ${b}`, secret).restored).toBe(0);
   });
 
-  it('does not put back a member whose words one long merged sentence holds', () => {
-    const [a, b] = secret.members.map((m) => m.text);
-    const long = `${a!.replace(/\.$/, '')}, and the Receiving Party must hold every piece of confidential information in strict confidence and may not disclose it to third parties.`;
-    expect(settledClause(long, secret).restored).toBe(0);
-    expect(b).toBeDefined();
+  it('sees every party line of a merged clause, not only its first', () => {
+    const lines = ['Agreement between [Company Name] and [Recipient Name].', 'Agreement between [Acme Ltd] and [Birch Labs].'];
+    const values = keptValues([...lines, 'Made between [Acme Ltd] and [Birch Labs].'])!;
+    // The base is a named version (two of three); the blank line is the value the merge must not state.
+    expect(otherValuesIn(lines.join(' '), values.others)).toBe(1);
+    expect(otherValuesIn([...lines].reverse().join(' '), values.others)).toBe(1);
   });
 
   it("states one value where the members disagree: the model's when it kept one, else the base member's", () => {

@@ -58,16 +58,6 @@ const meaningOf = (token: string): string | undefined =>
 const TOKEN = /\[|\]|[\p{L}\p{N}]+/gu;
 const THOUSANDS = /(\d)[,.](?=\d{3}\b)/g;
 
-/** A text's words that say something (stems, stopwords dropped), as the similarity reads them. */
-export function contentWords(text: string): Set<string> {
-  const words = new Set<string>();
-  for (const [token] of text.toLowerCase().replace(THOUSANDS, '$1').matchAll(TOKEN)) {
-    const meaning = meaningOf(token);
-    if (meaning && meaning !== '[' && meaning !== ']') words.add(meaning);
-  }
-  return words;
-}
-
 /** A sentence as features: word and bigram ids, ascending, with their raw weights (before IDF). */
 interface Features {
   ids: number[];

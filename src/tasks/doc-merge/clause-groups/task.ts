@@ -1,5 +1,5 @@
 import { splitClausesOnce } from '../../../documents/clauses';
-import { contentWords, SourceIndex, SUPPORTED_SIMILARITY } from '../../../documents/provenance';
+import { SourceIndex, SUPPORTED_SIMILARITY } from '../../../documents/provenance';
 import { ValidationError } from '../../../goo/validate';
 import type { ThoughtState } from '../../../grs/types';
 import { endOf } from '../../answer-schema';
@@ -114,15 +114,12 @@ export function groupScore(state: GroupState, problem: DocMergeProblem): number 
   return others.length ? harmonicMean(score, 10 * (1 - otherValuesIn(state.merged, others) / others.length)) : score;
 }
 
-/** A member whose words the clause holds at this share is said by it, however long the clause's sentence. */
-const CONTAINED_SHARE = 0.8;
-
 /**
  * A group's clause as the merge states it (decision 97). Where the members disagree and the model's
  * clause states a value the merge must not (small models keep every value whatever they are asked),
  * the engine takes the member whose values the merge keeps instead (`fromBase`); the disagreement
  * goes to review as always. Then a member clause the clause does not say (no clause of it at the
- * provenance's bar, nor 80% of its words in the clause) is put back after it word for word
+ * provenance's bar, as the review measures what a merge keeps) is put back after it word for word
  * (`restored`), unless it states such a value: nothing a source says is silently lost to a small
  * model's merge.
  */
@@ -132,13 +129,8 @@ export function settledClause(merged: string, group: ClauseGroup): { clause: str
   const fromBase = otherValuesIn(merged, others) > 0;
   const clause = fromBase ? group.members[group.values!.base]!.text : merged;
   const index = new SourceIndex(splitClausesOnce(clause).clauses.map((c) => c.text));
-  const words = contentWords(clause);
-  // Said: a clause of it at the provenance's bar, or nearly all its words within one long merged sentence.
-  const said = (text: string) => {
-    if ((index.match(text)[0]?.similarity ?? 0) >= SUPPORTED_SIMILARITY) return true;
-    const own = [...contentWords(text)];
-    return own.length > 0 && own.filter((w) => words.has(w)).length >= CONTAINED_SHARE * own.length;
-  };
+  // Said as the review measures it (decision 79): a clause of it at the provenance's bar.
+  const said = (text: string) => (index.match(text)[0]?.similarity ?? 0) >= SUPPORTED_SIMILARITY;
   const dropped = textsOf(group).filter((text) => !said(text) && otherValuesIn(text, others) === 0);
   return { clause: [clause.trim(), ...dropped.map((t) => t.trim())].join(' '), restored: dropped.length, fromBase };
 }

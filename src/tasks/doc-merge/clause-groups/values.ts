@@ -1,3 +1,4 @@
+import { splitClausesOnce } from '../../../documents/clauses';
 import { extractTerms, PLACEHOLDER } from '../../../documents/terms';
 
 /**
@@ -7,19 +8,25 @@ import { extractTerms, PLACEHOLDER } from '../../../documents/terms';
  * them. Pure.
  */
 
+/** Between two sentences of one clause: a full stop or semicolon, then a capital, a bracket or a parenthesis. */
+const SENTENCE_END = /(?<=[.;!?])\s+(?=[A-Z[(])/;
+
 /** A value as compared: its kind and normalised form ("duration:P2Y"). */
 const keyOf = (kind: string, normalized: string) => `${kind}:${normalized}`;
 
 /**
  * Each kind's stated values in a text; a kind it names by blanks only ("[Recipient Name]") has the
  * blank as its value: a template's blank and another version's name disagree, as the review says.
+ * `blanksBesideNames`: blanks count beside named values too.
  */
-function valuesOf(text: string): Map<string, Set<string>> {
+function valuesOf(text: string, blanksBesideNames = false): Map<string, Set<string>> {
   const byKind = new Map<string, Set<string>>();
-  const terms = extractTerms(text);
+  // Sentence by sentence: the terms' reader takes parties from a text's opening only, and a merged
+  // clause that restates four party lines names the later parties after its first.
+  const terms = splitClausesOnce(text).clauses.flatMap((c) => c.text.split(SENTENCE_END).flatMap((sentence) => extractTerms(sentence)));
   for (const t of terms) {
     const stated = terms.some((o) => o.kind === t.kind && o.normalized !== PLACEHOLDER);
-    if (stated && t.normalized === PLACEHOLDER) continue;
+    if (stated && t.normalized === PLACEHOLDER && !blanksBesideNames) continue;
     const set = byKind.get(t.kind) ?? new Set<string>();
     set.add(keyOf(t.kind, t.normalized));
     byKind.set(t.kind, set);
@@ -62,6 +69,7 @@ export function keptValues(texts: readonly string[]): KeptValues | undefined {
 /** How many of the values a merge must not state (`KeptValues.others`) a text states. */
 export function otherValuesIn(text: string, others: readonly string[]): number {
   if (!others.length) return 0;
-  const stated = new Set([...valuesOf(text).values()].flatMap((s) => [...s]));
+  // A merge that names the parties and leaves a blank for them too states both.
+  const stated = new Set([...valuesOf(text, true).values()].flatMap((s) => [...s]));
   return others.filter((k) => stated.has(k)).length;
 }
