@@ -77,10 +77,14 @@ describe('the clause aligner', () => {
     expect(new Set(runs).size).toBe(runs.length);
   });
 
-  it('tells a number apart though the words are the same', () => {
+  it('tells a number or a place apart though the words are the same', () => {
     const m = (document: number, text: string) => ({ document, clause: 0, text });
     expect(saySame([m(0, 'The fee is 200 dollars per breach.'), m(1, 'The fee is 200 dollars per breach.')])).toBe(true);
     expect(saySame([m(0, 'The fee is 200 dollars per breach.'), m(1, 'The fee is 300 dollars per breach.')])).toBe(false);
+    // A place, a name: the words alike, the term not.
+    expect(
+      saySame([m(0, 'This agreement is governed by the laws of Ireland.'), m(1, 'This agreement is governed by the laws of France.')]),
+    ).toBe(false);
   });
 });
 
@@ -225,5 +229,26 @@ describe("the clause merge's joined document", () => {
     expect(docMergeTask.score!(joined, room)).toBeCloseTo(measuredMergeScore(room.documents, whole), 10);
     expect(measuredMergeScore(room.documents, whole)).toBeLessThan(measuredMergeScore(room.documents, B));
     expect(measuredMergeScore(room.documents, A)).toBeLessThan(10);
+  });
+});
+
+describe('the values of a whole merge', () => {
+  it('come from one base document where they can: the one most often its groups majority', () => {
+    const version = (term: string, fee: string, law: string) =>
+      `1. Term\nThis agreement remains in force for ${term} from signature.\n\n2. Fees\nEach breach costs a fee of ${fee}.\n\n3. Law\nThis agreement is governed by the laws of ${law}.`;
+    const documents = [
+      version('two years', '$100', 'Ireland'),
+      version('five years', '$200', 'Ireland'),
+      version('five years', '$200', 'France'),
+    ];
+    const { groups } = alignClauses(documents);
+    const baseOf = (word: string) => {
+      const g = groups.find((x) => x.members.some((m) => m.text.includes(word)))!;
+      return g.values && g.members[g.values.base]!.document;
+    };
+    // Document 1 is the majority of the term and the fee: every group takes its values, the law's too.
+    expect(baseOf('force for')).toBe(1);
+    expect(baseOf('fee of')).toBe(1);
+    expect(baseOf('laws of')).toBe(1);
   });
 });

@@ -54,11 +54,13 @@ export function saySame(members: readonly GroupMember[]): boolean {
   const [first, ...rest] = members;
   if (!first || !rest.length) return true;
   const index = new SourceIndex([first.text]);
-  return rest.every(
+  const alike = rest.every(
     (m) =>
       normalized(m.text) === normalized(first.text) ||
       ((index.match(m.text)[0]?.similarity ?? 0) >= REPEAT_SIMILARITY && distinctionsOf(m.text) === distinctionsOf(first.text)),
   );
+  // "The laws of Ireland" and "the laws of France" read alike and differ in what matters.
+  return alike && (rest.every((m) => normalized(m.text) === normalized(first.text)) || !keptValues(members.map((m) => m.text)));
 }
 
 interface Placed extends GroupMember {
@@ -138,6 +140,29 @@ function groupClauses(units: readonly Placed[]): Placed[][] {
   return groups.filter((g) => !absorbed.has(g)).map((g) => g.sort((a, b) => a.document - b.document));
 }
 
+/**
+ * Where a group's members disagree on values, the merge states those of one member (`keptValues`):
+ * the base document's, the one whose member is most often its group's majority (the earliest on a
+ * tie), in every group it is in, so the merge's terms come from one version where they can; in a
+ * group without it, the next such document's.
+ */
+function settleValues(groups: ClauseGroup[]): void {
+  const majority = groups.map((g) => (g.same ? undefined : keptValues(g.members.map((m) => m.text))));
+  const votes = new Map<number, number>();
+  majority.forEach((v, i) => {
+    if (v) votes.set(groups[i]!.members[v.base]!.document, (votes.get(groups[i]!.members[v.base]!.document) ?? 0) + 1);
+  });
+  const rank = (document: number) => -(votes.get(document) ?? 0) * 1e6 + document;
+  groups.forEach((g, i) => {
+    if (!majority[i]) return;
+    const preferred = g.members.reduce((best, m, at) => (rank(m.document) < rank(g.members[best]!.document) ? at : best), 0);
+    g.values = keptValues(
+      g.members.map((m) => m.text),
+      preferred,
+    );
+  });
+}
+
 /** Aligns the documents' clauses into groups (see the module's comment). */
 export function alignClauses(documents: readonly string[]): ClauseAlignment {
   const splits = documents.map((d) => splitClausesOnce(d));
@@ -180,10 +205,9 @@ export function alignClauses(documents: readonly string[]): ClauseAlignment {
     .sort((a, b) => headingAt.get(a.heading)! - headingAt.get(b.heading)! || a.heading.localeCompare(b.heading) || a.at - b.at)
     .map(({ g, label, heading }): ClauseGroup => {
       const members = g.map(({ document, clause, text }) => ({ document, clause, text }));
-      const same = saySame(members);
-      const values = same ? undefined : keptValues(members.map((m) => m.text));
-      return { members, heading, ...(label ? { kind: label } : {}), same, ...(values ? { values } : {}) };
+      return { members, heading, ...(label ? { kind: label } : {}), same: saySame(members) };
     });
+  settleValues(groups);
   const first = splits[0];
   const titleLine = first?.headings.find((h) => !first.clauses.length || h.start < first.clauses[0]!.start);
   return { ...(titleLine ? { title: titleLine.title } : {}), groups };

@@ -3,8 +3,9 @@ import { extractTerms, PLACEHOLDER } from '../../../documents/terms';
 
 /**
  * Where a group's clauses state different values of one kind (two years / five years, $200,000 /
- * $280,000; a blank and a name), the merge states one of them, not both: the value most members
- * state, else the first document's (decision 97). The others stay in the review's disagreements, where a person may choose
+ * $280,000; a blank and a name), the merge states one of them, not both: the base document's, the
+ * one whose values most often are its groups' majority (the first on a tie), so a merge's terms come
+ * from one version where they can (decision 97). The others stay in the review's disagreements, where a person may choose
  * them. Pure.
  */
 
@@ -44,9 +45,12 @@ export interface KeptValues {
   others: string[];
 }
 
-/** The values a group's merge keeps, when its members disagree on any; undefined when they do not. */
-export function keptValues(texts: readonly string[]): KeptValues | undefined {
-  const values = texts.map(valuesOf);
+/**
+ * The values a group's merge keeps, when its members disagree on any; undefined when they do not.
+ * `prefer`: the member to take them from (the room's base document's), instead of the members' majority.
+ */
+export function keptValues(texts: readonly string[], prefer?: number): KeptValues | undefined {
+  const values = texts.map((t) => valuesOf(t));
   const kinds = [...new Set(values.flatMap((v) => [...v.keys()]))];
   const disagreeing = kinds.filter((kind) => {
     const stated = values.flatMap((v) => (v.has(kind) ? [v.get(kind)!] : []));
@@ -60,7 +64,7 @@ export function keptValues(texts: readonly string[]): KeptValues | undefined {
       return set ? n + values.filter((v) => v.get(kind) && sameSet(v.get(kind)!, set)).length : n;
     }, 0),
   );
-  const base = agreement.indexOf(Math.max(...agreement));
+  const base = prefer ?? agreement.indexOf(Math.max(...agreement));
   const kept = new Set(disagreeing.flatMap((kind) => [...(values[base]!.get(kind) ?? [])]));
   const others = new Set(disagreeing.flatMap((kind) => values.flatMap((v) => [...(v.get(kind) ?? [])])).filter((k) => !kept.has(k)));
   return { base, others: [...others] };
