@@ -236,8 +236,8 @@ export async function runCommand(o: RunOptions, log: (line: string) => void = (l
 /** The run an id named when it was already open before this command (its command run again): when it started, where it waits. */
 async function joinedRun(handle: WorkflowHandle, started: number): Promise<{ startTime: Date; taskQueue: string } | undefined> {
   const { startTime, taskQueue } = await handle.describe();
-  // Started by this command: its start time is this command's (the server's clock, a second's leeway).
-  return startTime.getTime() < started - 1_000 ? { startTime, taskQueue } : undefined;
+  // Started by this command: its start time is this command's (the server's clock; five seconds of leeway for a skew).
+  return startTime.getTime() < started - 5_000 ? { startTime, taskQueue } : undefined;
 }
 
 function joinedLine(workflowId: string, run: { startTime: Date; taskQueue: string }, served: string, webUi: string): string {
