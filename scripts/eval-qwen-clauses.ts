@@ -78,7 +78,7 @@ export async function clauseComparison(dir: string): Promise<string> {
   }
   if (points.length) {
     const spec: TopLevelSpec = {
-      title: `Clause by clause on Qwen2.5-Coder-1.5B, NDA rows ${rows.join(', ')}`,
+      title: `Clause by clause on Qwen2.5-Coder-1.5B, NDA row${rows.length === 1 ? '' : 's'} ${rows.join(', ')}`,
       data: { values: points },
       mark: 'bar',
       encoding: {
