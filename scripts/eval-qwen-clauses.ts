@@ -52,12 +52,12 @@ function cacheShare(rows: EvalRow[]): string {
 export async function clauseComparison(dir: string): Promise<string> {
   const all = series(dir);
   if (!all.length) return '';
-  // Only rows every series has finished, so each mean is over the same NDAs.
+  // The rows the clause merge has finished; each scheme's means over those of them it has finished too
+  // (its run count says how many: a scheme with fewer is compared on fewer NDAs).
   const common = new Set(all[0]!.rows.map((r) => r.sample));
-  for (const s of all.slice(1)) for (const sample of [...common]) if (!s.rows.some((r) => r.sample === sample)) common.delete(sample);
   const rows = [...common].sort((a, b) => Number(a) - Number(b));
   const lines = [
-    `Rows every cell has finished: ${rows.length ? rows.join(', ') : 'none yet'} (the cells' own counts: ${all.map((s) => `${s.label} ${s.rows.length}`).join(', ')}).`,
+    `Rows: ${rows.length ? rows.join(', ') : 'none yet'}, those the clause merge has finished; each scheme's means are over those of them it has finished (its runs). Row by row, all schemes: ${rows.filter((r) => all.every((s) => s.rows.some((x) => x.sample === r))).join(', ') || 'none'}.`,
     '',
     '| scheme | runs | sources kept | repeated clauses | unsupported | undecided disagreements | judge | tokens (in / out) | prompt tokens from the cache | wall |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
