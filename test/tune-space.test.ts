@@ -68,13 +68,14 @@ const BEFORE_TUNABLES: Record<string, string> = {
   'doc-merge/tot/2': 'ebb5495ffe5b19be',
   'doc-merge/got/2': '022a3b60ee09799d',
   'doc-merge/got2/2': '9f707ef690ddc95b',
-  'doc-merge/clauses/2': 'bddbc581685b18e8',
+  // The clause scheme's GoO has a part per clause group: its digests follow the aligner (decision 97).
+  'doc-merge/clauses/2': 'f82ee85f3c64ebcb',
   'doc-merge/io/4': '61c4d23bb34873c4',
   'doc-merge/cot/4': '03c14e23224c52aa',
   'doc-merge/tot/4': 'ebb5495ffe5b19be',
   'doc-merge/got/4': '022a3b60ee09799d',
   'doc-merge/got2/4': '04c2aa68ff9afffd',
-  'doc-merge/clauses/4': 'df3e7f7ae759cb6c',
+  'doc-merge/clauses/4': '423c0ecdf6e073b1',
 };
 
 const sizesOf = (id: string) => (id === 'doc-merge' ? [2, 4] : [...TASKS[id]!.sizes]);
