@@ -5,7 +5,7 @@ import { docMergeTask } from '../src/tasks/doc-merge';
 import { alignClauses, saySame } from '../src/tasks/doc-merge/clause-groups/align';
 import { improveClausePrompt, mergeClausePrompt } from '../src/tasks/doc-merge/clause-groups/prompts';
 import { joinGroups } from '../src/tasks/doc-merge/clause-groups/scheme';
-import { groupScore, settledClause, unsupportedShare } from '../src/tasks/doc-merge/clause-groups/task';
+import { groupScore, parseClauseAnswer, settledClause, unsupportedShare } from '../src/tasks/doc-merge/clause-groups/task';
 import { keptValues, otherValuesIn } from '../src/tasks/doc-merge/clause-groups/values';
 import { measuredMergeScore } from '../src/tasks/doc-merge/score';
 import { runSectioned } from './support/sectioned-run';
@@ -128,6 +128,23 @@ describe('the clause scheme on the simulator', () => {
     const invented = `${members[0]} Each party shall appoint a compliance officer who reviews adherence every quarter.`;
     expect(unsupportedShare(members, invented)).toBeGreaterThan(0);
     expect(groupScore({ ...state, group: g, merged: invented }, problem)).toBeLessThan(full);
+  });
+
+  it('writes its headings as headings: the review counts none of them as a clause (decision 99)', () => {
+    const { groups } = alignClauses(room.documents);
+    const states = groups.map((g, group) => ({ group, documents: g.members.map((m) => m.document), merged: g.members[0]!.text }));
+    const merged = joinGroups(states, room);
+    const review = reviewMerge(room, merged);
+    const headings = new Set(groups.map((g) => g.heading));
+    expect(review.clauses.filter((c) => headings.has(merged.slice(c.start, c.end).trim()))).toEqual([]);
+    expect(review.counts.unsupported).toBe(0);
+  });
+
+  it('leaves out lines of its prompt that a model gives back in its clause', () => {
+    const g = alignClauses(room.documents).groups.findIndex((x) => !x.same);
+    const req = { prompt: 'mergeClause' as const, thoughts: [{ group: g, documents: [0, 1] }], params: {} };
+    const [parsed] = parseClauseAnswer(req as never, room, '<Merged>\nThe 2 clauses to merge:\nThe Recipient keeps it secret.\n</Merged>');
+    expect(parsed!.state.merged).toBe('The Recipient keeps it secret.');
   });
 
   it('joins group clauses in reading order under their headings, skipping none it has', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitClauses } from '../src/documents/clauses';
 import { renderMergedOutput } from '../src/documents/output';
-import { findRepeats, REPEAT_SIMILARITY } from '../src/documents/repeats';
+import { findRepeats, REPEAT_SIMILARITY, withoutRepeats } from '../src/documents/repeats';
 import { reviewMerge } from '../src/documents/review';
 import { AnswerReview } from '../src/documents/types';
 import { generateDataRoom } from '../src/tasks/doc-merge/contracts';
@@ -47,6 +47,23 @@ describe('clauses a merge says twice', () => {
     ].join('\n');
     expect(findRepeats(merged)).toEqual([undefined, undefined, undefined, undefined]);
     expect(REPEAT_SIMILARITY).toBeGreaterThan(0.5);
+  });
+
+  it('finds a clause an earlier, longer one holds whole, unless it has a number the longer one lacks (decision 99)', () => {
+    const long = 'By signing below, the parties agree to these terms and have executed this Agreement as of the date first written above.';
+    expect(findRepeats(`${long} By signing below, the parties agree to these terms.`)).toEqual([undefined, 0]);
+    expect(findRepeats(`${long} By signing below within 30 days, the parties agree to these terms.`)).toEqual([undefined, undefined]);
+  });
+
+  it('drops repeats from a text, keeping the clause that holds the other whichever comes first', () => {
+    const long = 'Goods supplied under this Agreement are free from defects for twelve months from the date of delivery to the laboratory.';
+    const short = 'Goods supplied under this Agreement are free from defects.';
+    expect(withoutRepeats(`Warranty\n${short} ${long}\n\nPayment\nThe University pays within thirty days.`)).toEqual({
+      text: `Warranty\n${long}\n\nPayment\nThe University pays within thirty days.`,
+      dropped: 1,
+    });
+    const plain = 'The University pays within thirty days. The Supplier delivers within two weeks.';
+    expect(withoutRepeats(plain)).toEqual({ text: plain, dropped: 0 });
   });
 
   it('is part of the review: each repeating clause marked, and counted', () => {

@@ -34,6 +34,17 @@ describe('what of each source a merge keeps', () => {
     expect(measureRetention(reworded, [LEASE])[0]).toEqual({ document: 0, clauses: 4, kept: 4 });
   });
 
+  it('counts a clause a merge holds whole inside a longer sentence as kept, and a short one only when close (decision 99)', () => {
+    const [rent, roof, notice] = LEASE.split(/(?<=\.) /) as [string, string, string];
+    // One merged sentence says rent, roof and notice: far from each by cosine, holding each whole.
+    const joined = `${rent.slice(0, -1)}; ${roof.charAt(0).toLowerCase()}${roof.slice(1, -1)}; and ${notice.charAt(0).toLowerCase()}${notice.slice(1)}`;
+    expect(measureRetention(joined, [`${rent} ${roof} ${notice}`])[0]).toEqual({ document: 0, clauses: 3, kept: 3 });
+    // Under four words the cosine alone decides: "Date: [Insert Date]" inside a longer sentence is not said by it.
+    expect(
+      measureRetention('This lease is signed on [Insert Date] by the Tenant and the Landlord.', ['Date: [Insert Date]'])[0]!.kept,
+    ).toBe(0);
+  });
+
   it('works from a merge of a single clause', () => {
     const [rent, notice] = LEASE.split(/(?<=\.) /) as [string, string];
     expect(measureRetention(rent, [rent, `${rent} ${notice}`, notice]).map((r) => `${r.kept}/${r.clauses}`)).toEqual(['1/1', '1/2', '0/1']);

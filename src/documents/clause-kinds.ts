@@ -35,7 +35,7 @@ const RULES: readonly Rule[] = [
   },
   {
     id: 'entire',
-    label: 'Entire agreement',
+    label: 'Entire Agreement',
     words:
       /\b(?:entire|complete|sole|whole|full)\b[^.]{0,40}\b(?:agreement|accord|understanding|contract)|\bsupersede|\boverrul|prior (?:agreements|understandings)|previous related|\ball (?:related|prior|previous) agreements/i,
   },
@@ -49,52 +49,52 @@ const RULES: readonly Rule[] = [
     label: 'Survival',
     words: /\bsurviv|\bpersist|post-termination|after (?:the )?(?:termination|expiry|end)|beyond (?:the )?(?:term|termination)/i,
   },
-  { id: 'nonCompete', label: 'Non-competition', words: /\bcompet/i },
-  { id: 'nonSolicit', label: 'Non-solicitation', words: /\bsolicit|\bpoach|\bhire\b/i },
+  { id: 'nonCompete', label: 'Non-Competition', words: /\bcompet/i },
+  { id: 'nonSolicit', label: 'Non-Solicitation', words: /\bsolicit|\bpoach|\bhire\b/i },
   {
     id: 'remedies',
-    label: 'Remedies for breach',
+    label: 'Remedies for Breach',
     words:
       /\bbreach|\bpenalt|\binfring|\btransgression|\bviolation|\bfine\b|\binjunct|\bliquidated|\bremed(?:y|ies)|per (?:incident|occurrence)/i,
   },
   { id: 'liability', label: 'Liability', words: /\bliabilit|\bindemn|\bnot (?:be )?liable/i },
   { id: 'disputes', label: 'Disputes', words: /\bdisput|\bmediat|\barbitrat/i },
-  { id: 'law', label: 'Governing law', words: /\bgovern(?:ed|ing)\b|\blaws?\b(?! firm)|\bjurisdiction|\blegal framework|\bcourts? of/i },
+  { id: 'law', label: 'Governing Law', words: /\bgovern(?:ed|ing)\b|\blaws?\b(?! firm)|\bjurisdiction|\blegal framework|\bcourts? of/i },
   {
     id: 'exclusions',
     label: 'Exclusions',
     words:
       /\bexclu(?:d|sion)|\bnot (?:be )?(?:classified|considered|deemed|treated)\b|does not (?:include|apply)|\bpublic(?:ly)? (?:known|available|domain)|already (?:known|in)|independently developed/i,
   },
-  { id: 'return', label: 'Return of information', words: /\breturn|\bdestr(?:oy|uction)|\bdelet/i },
+  { id: 'return', label: 'Return of Information', words: /\breturn|\bdestr(?:oy|uction)|\bdelet/i },
   { id: 'warranty', label: 'Warranty', words: /\bwarrant/i },
-  { id: 'ip', label: 'Intellectual property', words: /\bintellectual property|\binventions?\b|\bcopyright/i },
+  { id: 'ip', label: 'Intellectual Property', words: /\bintellectual property|\binventions?\b|\bcopyright/i },
   {
     id: 'contractor',
-    label: 'Independent contractor',
+    label: 'Independent Contractor',
     words: /\bindependent contractor|\bnot an employee|\bbenefits\b[^.]{0,40}\bemployment/i,
   },
   {
     id: 'term',
-    label: 'Term and termination',
+    label: 'Term and Termination',
     words: /\bterminat|\bexpir|\bin (?:force|effect)\b|\bvalid (?:for|until)|\bduration\b|\bremain(?:s)? (?:valid|in)|\bterm of\b/i,
   },
   { id: 'signature', label: 'Signatures', words: /\bsign(?:ed|ing|ature|atories)?\b|\bendorse|\bexecuted\b|\bwitness|\battest/i },
   { id: 'payment', label: 'Payment', words: /\bpay(?:ment|able|s)?\b|\binvoice|\bcompensat|\bsalary|\bprice\b|\bpricing\b/i },
   {
     id: 'use',
-    label: 'Use of information',
+    label: 'Use of Information',
     words:
       /\b(?:use|employ|utili[sz]e|apply)\w*\b[^.]{0,60}\b(?:solely|only|strictly|exclusively)\b|\b(?:solely|only|strictly|exclusively)\b[^.]{0,30}\b(?:use|employ|utili[sz]e)|\bfor (?:the|any) (?:agreed|disclosed|stated|permitted) purpose/i,
   },
   {
     id: 'access',
-    label: 'Access to information',
+    label: 'Access to Information',
     words: /need to know|\brestrict\w* access|\baccess\b[^.]{0,40}\b(?:necessary|employees|personnel|representatives)/i,
   },
   {
     id: 'definition',
-    label: 'Confidential information',
+    label: 'Confidential Information',
     words:
       /\b(?:includes?|means|defined as|consists? of|covers?)\b[^.]{0,80}\b(?:information|data|material)|confidential information\W{0,3}(?:includes|means|is defined|:)/i,
   },
@@ -106,7 +106,7 @@ const RULES: readonly Rule[] = [
   },
   {
     id: 'nonDisclosure',
-    label: 'Non-disclosure',
+    label: 'Non-Disclosure',
     words: /\bdisclos|\bunveil|\bexpos|\breveal|\bdivulg|\bconfidential|\bsecre|\bsafeguard|\bprotect|\bauthori[sz]/i,
     weak: true,
   },
@@ -117,14 +117,14 @@ const RULES: readonly Rule[] = [
 const HEADING_RULES: readonly Rule[] = [
   {
     id: 'definition',
-    label: 'Confidential information',
+    label: 'Confidential Information',
     words:
       /\bdefinition|\bspecification|\bcategori[sz]|\bprotected information|\bsensitive (?:data|information)|^confidential information$/i,
   },
   { id: 'purpose', label: 'Purpose', words: /\bobjective|\bpurpose|\baim\b|\bbackground|\brecitals?\b/i },
   { id: 'parties', label: 'Parties', words: /\bparties\b|\bentities\b/i },
-  { id: 'remedies', label: 'Remedies for breach', words: /\brepercussion|\bnon-?compliance|\bconsequence|\bramification/i },
-  { id: 'law', label: 'Governing law', words: /\bjuridic|\blegal reference|\bapplicable law/i },
+  { id: 'remedies', label: 'Remedies for Breach', words: /\brepercussion|\bnon-?compliance|\bconsequence|\bramification/i },
+  { id: 'law', label: 'Governing Law', words: /\bjuridic|\blegal reference|\bapplicable law/i },
   { id: 'signature', label: 'Signatures', words: /\bratif|\battestation|\bexecution\b/i },
 ];
 

@@ -1,13 +1,14 @@
 import { splitClausesOnce } from './clauses';
 import { documentName } from './names';
-import { SourceIndex, SUPPORTED_SIMILARITY } from './provenance';
+import { SourceIndex } from './provenance';
 import type { SourceRetention } from './types';
 
 /**
  * What of each source a merged text keeps: the other half of checking a merge. Provenance asks of
  * every merged clause where it came from; this asks of every source clause whether the merge says
- * it, at the bar a merged clause needs to count as traced (`SUPPORTED_SIMILARITY`). A "merge" that
- * restates one document and drops the others traces cleanly; here it keeps 0 of the others' clauses.
+ * it: a merged clause close to it at the bar a merged clause needs to count as traced, or holding it
+ * whole inside a longer sentence (`SourceIndex.says`, decision 99). A "merge" that restates one
+ * document and drops the others traces cleanly; here it keeps 0 of the others' clauses.
  * Pure and deterministic.
  */
 export function measureRetention(merged: string, documents: readonly string[]): SourceRetention[] {
@@ -15,7 +16,7 @@ export function measureRetention(merged: string, documents: readonly string[]): 
   const index = new SourceIndex(splitClausesOnce(merged).clauses.map((u) => u.text));
   return documents.map((text, document) => {
     const units = splitClausesOnce(text).clauses;
-    const kept = units.filter((u) => (index.match(u.text)[0]?.similarity ?? 0) >= SUPPORTED_SIMILARITY).length;
+    const kept = units.filter((u) => index.says(u.text)).length;
     return { document, clauses: units.length, kept };
   });
 }

@@ -134,8 +134,8 @@ function checked(body: string, sources: readonly string[], end: { end?: number }
   return { ok: true, merged, untagged, ...end };
 }
 
-/** A line that is only a tag (`<Purpose>`, `</Purpose>`, `< merged >`), as small models leave in a merge. */
-const TAG_LINE = /^[ \t]*<\s*\/?\s*[A-Za-z][\w -]{0,40}>[ \t]*$/;
+/** A line that is only a tag (`<Purpose>`, `</Purpose>`, `< merged >`, `<_merged>`), as small models leave in a merge. */
+const TAG_LINE = /^[ \t]*<\s*\/?\s*[A-Za-z_][\w -]{0,40}>[ \t]*$/;
 
 /**
  * The merge without the lines that are only a tag no source has: markup of the model's own (seen

@@ -1,3 +1,4 @@
+import { withoutRepeats } from '../../../documents/repeats';
 import type { GoO, Operation } from '../../../goo/schema';
 import type { ThoughtState } from '../../../grs/types';
 import type { Part } from '../../task';
@@ -61,7 +62,8 @@ export function joinGroups(states: readonly GroupState[], problem: DocMergeProbl
     heading = g.heading;
     lines.push(clause.trim());
   });
-  return lines.join('\n').trim();
+  // Nothing said twice: a clause a group's merge or another group already says goes (decision 99).
+  return withoutRepeats(lines.join('\n').trim()).text;
 }
 
 /** `joinClauses`: one thought, the merge of all documents. */

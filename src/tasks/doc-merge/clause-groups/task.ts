@@ -87,9 +87,28 @@ export function parseClauseAnswer(req: PromptRequest & { prompt: ClausePrompt },
   const state: GroupState = { group: input.group as number, documents: group.members.map((m) => m.document) };
   const answer = readMerged(text, textsOf(group));
   if (!answer.ok) return [{ state, valid: false, error: answer.error }];
-  return [
-    { state: { ...state, merged: answer.merged, ...(answer.untagged ? { untagged: true as const } : {}) }, valid: true, ...endOf(answer) },
-  ];
+  const merged = withoutPromptLines(answer.merged, clausePrompt(req, problem), textsOf(group));
+  if (!merged) return [{ state, valid: false, error: 'the merged clause only repeats lines of the prompt' }];
+  return [{ state: { ...state, merged, ...(answer.untagged ? { untagged: true as const } : {}) }, valid: true, ...endOf(answer) }];
+}
+
+/**
+ * The clause without lines the model gave back from the prompt's own frame ("The 2 clauses to
+ * merge:", the example's clause): they would stand in the contract as text. A line a source clause
+ * has stays.
+ */
+function withoutPromptLines(merged: string, prompt: string, sources: readonly string[]): string {
+  const own = new Set(
+    prompt
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !sources.some((s) => s.includes(l))),
+  );
+  return merged
+    .split('\n')
+    .filter((l) => !own.has(l.trim()))
+    .join('\n')
+    .trim();
 }
 
 /** Share of a candidate's clauses that no clause of its group supports (the provenance's bar). */
@@ -128,9 +147,17 @@ export function settledClause(merged: string, group: ClauseGroup): { clause: str
   const others = group.values?.others ?? [];
   const fromBase = otherValuesIn(merged, others) > 0;
   const clause = fromBase ? group.members[group.values!.base]!.text : merged;
-  const index = new SourceIndex(splitClausesOnce(clause).clauses.map((c) => c.text));
-  // Said as the review measures it (decision 79): a clause of it at the provenance's bar.
-  const said = (text: string) => (index.match(text)[0]?.similarity ?? 0) >= SUPPORTED_SIMILARITY;
-  const dropped = textsOf(group).filter((text) => !said(text) && otherValuesIn(text, others) === 0);
-  return { clause: [clause.trim(), ...dropped.map((t) => t.trim())].join(' '), restored: dropped.length, fromBase };
+  // Said as the review measures what a merge keeps (decisions 79 and 99): by a clause of it close in
+  // words, or holding it whole; each member put back is then said for the next.
+  const said: string[] = splitClausesOnce(clause).clauses.map((c) => c.text);
+  const restored: string[] = [];
+  for (const text of textsOf(group)) {
+    if (otherValuesIn(text, others) > 0) continue;
+    for (const { text: sentence } of splitClausesOnce(text).clauses) {
+      if (new SourceIndex(said).says(sentence)) continue;
+      restored.push(sentence.trim());
+      said.push(sentence);
+    }
+  }
+  return { clause: [clause.trim(), ...restored].join(' '), restored: restored.length, fromBase };
 }
