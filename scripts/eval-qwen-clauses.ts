@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { renderFigure } from '../src/eval/figure';
 import { type EvalRow, ResultJournal } from '../src/eval/results';
+import { remeasured } from './eval-qwen-remeasure';
 
 /** The cells compared, by folder, and the schemes of each (a folder may hold two). */
 const CELLS: { folder: string; label: (scheme: string) => string }[] = [
   { folder: 'doc-merge-clauses', label: () => 'clauses' },
+  // The runs of decision 97's code, their group clauses joined by the current join (decision 99).
+  { folder: 'doc-merge-clauses-v3', label: () => 'clauses, runs of decision 97 joined anew' },
   { folder: 'doc-merge-sectioned-rows', label: (s) => `${s} sections=always` },
   { folder: 'doc-merge-rows', label: (s) => s },
 ];
@@ -31,7 +34,12 @@ function series(dir: string): Series[] {
     const file = join(dir, folder, 'runs.jsonl');
     if (!existsSync(file)) continue;
     const latest = new Map(new ResultJournal(file).read().map((r) => [`${r.scheme}/${r.sample}`, r]));
-    for (const r of latest.values()) if (finished(r)) out.set(label(r.scheme), [...(out.get(label(r.scheme)) ?? []), r]);
+    // The review's measures as the current code takes them, where the runs were measured anew.
+    const again = remeasured(join(dir, folder));
+    for (const r of latest.values()) {
+      const { workflowId: _, measures: __, rejoined: ___, ...measures } = again.get(r.workflowId) ?? { workflowId: '', measures: 0 };
+      if (finished(r)) out.set(label(r.scheme), [...(out.get(label(r.scheme)) ?? []), { ...r, ...measures }]);
+    }
   }
   return [...out].map(([label, rows]) => ({ label, rows }));
 }
@@ -54,10 +62,10 @@ export async function clauseComparison(dir: string): Promise<string> {
   if (!all.length) return '';
   // The rows the clause merge has finished; each scheme's means over those of them it has finished too
   // (its run count says how many: a scheme with fewer is compared on fewer NDAs).
-  const common = new Set(all[0]!.rows.map((r) => r.sample));
+  const common = new Set(all.filter((s) => s.label.startsWith('clauses')).flatMap((s) => s.rows.map((r) => r.sample)));
   const rows = [...common].sort((a, b) => Number(a) - Number(b));
   const lines = [
-    `Rows: ${rows.length ? rows.join(', ') : 'none yet'}, those the clause merge has finished; each scheme's means are over those of them it has finished (its runs). Row by row, all schemes: ${rows.filter((r) => all.every((s) => s.rows.some((x) => x.sample === r))).join(', ') || 'none'}.`,
+    `Rows: ${rows.length ? rows.join(', ') : 'none yet'}, those the clause merge has finished; each scheme's means are over those of them it has finished (its runs). Row by row, all schemes: ${rows.filter((r) => all.every((s) => s.rows.some((x) => x.sample === r))).join(', ') || 'none'}. The review's measures are decision 99's: runs made before it were measured anew from their histories (\`scripts/eval-qwen-remeasure.ts\`); "joined anew" rows keep the judge's score, tokens and wall time of their run, whose merge was joined by decision 97's code.`,
     '',
     '| scheme | runs | sources kept | repeated clauses | unsupported | undecided disagreements | judge | tokens (in / out) | prompt tokens from the cache | wall |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

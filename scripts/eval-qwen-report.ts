@@ -26,6 +26,7 @@ const VARIANTS: Record<string, string> = {
   // The clauses scheme's earlier aligners (decisions 91, 97).
   '-clauses-v1': 'first aligner',
   '-clauses-v2': 'kinds aligner, no clause put back',
+  '-clauses-v3': 'one value, clauses put back (decision 97)',
 };
 
 /** What each variant changes, in words, for the line that compares it. */
@@ -41,6 +42,7 @@ const REPORTED_APART = new Set([
   'rows 0-6 and 8-10',
   'first aligner',
   'kinds aligner, no clause put back',
+  'one value, clauses put back (decision 97)',
 ]);
 
 /** Tasks whose size is the sample's own (keyword counting: the countries in each text), shown as "—". */

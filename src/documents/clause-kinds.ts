@@ -135,7 +135,7 @@ const BY_ID = new Map(RULES.map((r) => [r.id, r]));
 const asKind = ({ id, label }: Rule): ClauseKind => ({ id, label });
 
 /** The kind of a heading ("Governing Law", "Term and Termination"), when its words name one. */
-export function headingKind(heading: string | undefined): ClauseKind | undefined {
+function headingKind(heading: string | undefined): ClauseKind | undefined {
   if (!heading) return undefined;
   const rule = HEADING_RULES.find((r) => r.words.test(heading)) ?? RULES.find((r) => !r.weak && r.words.test(heading));
   return rule ? asKind(rule) : undefined;

@@ -44,7 +44,8 @@ function distinctValues(terms: readonly Term[]): Term[] {
   return terms.filter((t) => !seen.has(key(t)) && seen.add(key(t)));
 }
 
-const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((x) => b.has(x));
+/** Two sets with the same members. */
+export const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a.size === b.size && [...a].every((x) => b.has(x));
 
 /** The topic groups in which some document states more than `MAX_VALUES_PER_TOPIC` distinct values. */
 function coarseGroups(sourceTerms: readonly Term[][]): Set<string> {

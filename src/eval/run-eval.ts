@@ -6,7 +6,6 @@ import { type RunOptions, requestFromOptions } from '../cli/commands/run';
 import { exitOnInterrupt, startRuntimeFor } from '../cli/runtime';
 import { RunStuckError, resultUnlessStuck, stuckAdvice, stuckFacts } from '../client/health';
 import { startOrJoinRun } from '../client/runs';
-import { retentionTotals } from '../documents/retention';
 import { ValidationError } from '../goo/validate';
 import { checkRun } from '../run/check';
 import { bestReview, runOutcome } from '../run/outcome';
@@ -19,6 +18,7 @@ import { pool } from '../util/pool';
 import { figureSpec, renderFigure } from './figure';
 import { type EvalJob, jobKey, planJobs } from './plan';
 import { type EvalRow, formatSummary, latestRows, ResultJournal, summarize, writeTables } from './results';
+import { type ReviewMeasures, reviewMeasuresOf } from './review-measures';
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a dollar sign before cli-progress's {cost} placeholder.
 const PROGRESS_FORMAT = '  {bar} {value}/{total} runs · ${cost} · {failed} failed';
@@ -195,17 +195,9 @@ function datasetIds(task: ReturnType<typeof getTask>, file: string): string[] {
  * sources' clauses it keeps, its clauses that say an earlier one again, its share of clauses no source
  * supports, and the disagreements it leaves undecided (states no value, or more than one).
  */
-function reviewMeasures(result: RunResult): Pick<EvalRow, 'kept' | 'repeated' | 'unsupported' | 'undecided'> {
+function reviewMeasures(result: RunResult): ReviewMeasures {
   const review = bestReview(result);
-  if (!review) return {};
-  const { clauses, kept } = retentionTotals(review.retention ?? []);
-  const share = (n: number, of: number) => Math.round((1000 * n) / of) / 1000;
-  return {
-    ...(clauses ? { kept: share(kept, clauses) } : {}),
-    ...(review.counts.repeated !== undefined ? { repeated: review.counts.repeated } : {}),
-    ...(review.counts.clauses ? { unsupported: share(review.counts.unsupported, review.counts.clauses) } : {}),
-    undecided: review.disagreements.filter((d) => new Set(d.kept.map((k) => k.normalized)).size !== 1).length,
-  };
+  return review ? reviewMeasuresOf(review) : {};
 }
 
 async function runJob(

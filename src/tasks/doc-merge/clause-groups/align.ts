@@ -47,7 +47,7 @@ export interface ClauseAlignment {
   groups: ClauseGroup[];
 }
 
-const normalized = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+export const normalized = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
 /** Whether every member says what the first says, so the first stands for all. */
 export function saySame(members: readonly GroupMember[]): boolean {

@@ -7,7 +7,7 @@ import type { ParsedThought, PromptRequest } from '../../task';
 import type { DocMergeProblem } from '../dataset';
 import { readMerged } from '../parse';
 import { harmonicMean, mergeScore, UNPARSEABLE_SCORE } from '../score';
-import { alignClauses, type ClauseAlignment, type ClauseGroup } from './align';
+import { alignClauses, type ClauseAlignment, type ClauseGroup, normalized } from './align';
 import { improveClausePrompt, mergeClausePrompt } from './prompts';
 import { otherValuesIn } from './values';
 
@@ -58,8 +58,6 @@ export function groupOf(state: ThoughtState, problem: DocMergeProblem): ClauseGr
     ]);
   return groups[g!]!;
 }
-
-const normalized = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
 /**
  * The group's distinct wordings: a clause thirty contracts state word for word is read (and scored

@@ -1,4 +1,5 @@
 import { splitClausesOnce } from '../../../documents/clauses';
+import { sameSet } from '../../../documents/disagreements';
 import { extractTerms, PLACEHOLDER } from '../../../documents/terms';
 
 /**
@@ -34,8 +35,6 @@ function valuesOf(text: string, blanksBesideNames = false): Map<string, Set<stri
   }
   return byKind;
 }
-
-const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((x) => b.has(x));
 
 /** What a disagreeing group's merge keeps: the member whose values it states, and the values it must not state. */
 export interface KeptValues {
