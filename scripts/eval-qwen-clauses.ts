@@ -45,7 +45,7 @@ function series(dir: string): Series[] {
 }
 
 const fmt = (x: number, digits: number, suffix = '') => (Number.isFinite(x) ? `${x.toFixed(digits)}${suffix}` : '–');
-const measured = (rows: EvalRow[], key: 'kept' | 'repeated' | 'unsupported' | 'undecided') =>
+const measured = (rows: EvalRow[], key: 'kept' | 'setAside' | 'repeated' | 'unsupported' | 'undecided') =>
   rows.flatMap((r) => (typeof r[key] === 'number' ? [r[key] as number] : []));
 
 /** The share of the prompt tokens the server took from its cache, over the runs that recorded it (since session 20). */
@@ -67,8 +67,8 @@ export async function clauseComparison(dir: string): Promise<string> {
   const lines = [
     `Rows: ${rows.length ? rows.join(', ') : 'none yet'}, those the clause merge has finished; each scheme's means are over those of them it has finished (its runs). Row by row, all schemes: ${rows.filter((r) => all.every((s) => s.rows.some((x) => x.sample === r))).join(', ') || 'none'}. The review's measures are decision 99's: runs made before it were measured anew from their histories (\`scripts/eval-qwen-remeasure.ts\`); "joined anew" rows keep the judge's score, tokens and wall time of their run, whose merge was joined by decision 97's code.`,
     '',
-    '| scheme | runs | sources kept | repeated clauses | unsupported | undecided disagreements | judge | tokens (in / out) | prompt tokens from the cache | wall |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scheme | runs | sources kept | kept or set aside for review | repeated clauses | unsupported | undecided disagreements | judge | tokens (in / out) | prompt tokens from the cache | wall |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const points: { scheme: string; measure: string; value: number }[] = [];
   for (const s of all) {
@@ -77,7 +77,7 @@ export async function clauseComparison(dir: string): Promise<string> {
     const kept = mean(measured(on, 'kept'));
     const judge = mean(on.map((r) => r.score ?? 0));
     lines.push(
-      `| ${s.label} | ${on.length} | ${fmt(100 * kept, 1, '%')} | ${fmt(mean(measured(on, 'repeated')), 1)} | ${fmt(100 * mean(measured(on, 'unsupported')), 1, '%')} | ${fmt(mean(measured(on, 'undecided')), 1)} | ${fmt(judge, 2)} | ${Math.round(mean(on.map((r) => r.promptTokens)))} / ${Math.round(mean(on.map((r) => r.completionTokens)))} | ${cacheShare(on)} | ${fmt(mean(on.map((r) => r.wallMs)) / 1000, 0, ' s')} |`,
+      `| ${s.label} | ${on.length} | ${fmt(100 * kept, 1, '%')} | ${fmt(100 * (kept + mean(measured(on, 'setAside'))), 1, '%')} | ${fmt(mean(measured(on, 'repeated')), 1)} | ${fmt(100 * mean(measured(on, 'unsupported')), 1, '%')} | ${fmt(mean(measured(on, 'undecided')), 1)} | ${fmt(judge, 2)} | ${Math.round(mean(on.map((r) => r.promptTokens)))} / ${Math.round(mean(on.map((r) => r.completionTokens)))} | ${cacheShare(on)} | ${fmt(mean(on.map((r) => r.wallMs)) / 1000, 0, ' s')} |`,
     );
     points.push(
       { scheme: s.label, measure: 'sources kept (0-10)', value: 10 * kept },

@@ -45,6 +45,19 @@ describe('what of each source a merge keeps', () => {
     ).toBe(0);
   });
 
+  it('tells a clause set aside for a disagreement apart from a clause lost', () => {
+    const two = 'This agreement remains in force for two years from the date of signature.';
+    const five = 'The term of this contract shall be five years.';
+    const secret = 'The Recipient shall keep the designs secret and return all drawings on request.';
+    const review = reviewMerge({ documents: [`${two} ${secret}`, five] }, two);
+    // The five years are a value the merge chose otherwise (listed for review); the secrecy clause is lost.
+    expect(review.disagreements.map((d) => d.values.map((v) => v.value.normalized))).toEqual([['P2Y', 'P5Y']]);
+    expect(review.retention).toEqual([
+      { document: 0, clauses: 2, kept: 1, setAside: 0 },
+      { document: 1, clauses: 1, kept: 0, setAside: 1 },
+    ]);
+  });
+
   it('works from a merge of a single clause', () => {
     const [rent, notice] = LEASE.split(/(?<=\.) /) as [string, string];
     expect(measureRetention(rent, [rent, `${rent} ${notice}`, notice]).map((r) => `${r.kept}/${r.clauses}`)).toEqual(['1/1', '1/2', '0/1']);
@@ -61,13 +74,18 @@ describe('what of each source a merge keeps', () => {
     const review = reviewMerge({ documents: [NDA, LEASE] }, NDA);
     // Every clause of the "merge" is traced and none unsupported: only the retention shows the lease is gone.
     expect(review.counts).toMatchObject({ clauses: 3, supported: 3, unsupported: 0 });
-    expect(review.retention).toEqual(measureRetention(NDA, [NDA, LEASE]));
+    expect(review.retention).toEqual(measureRetention(NDA, [NDA, LEASE], review.disagreements));
+    expect(review.retention!.map((r) => r.setAside)).toEqual([0, 0]);
   });
 
   it('says it in a line: the total, then the sources kept least by name', () => {
     const retention = measureRetention(NDA, [NDA, LEASE]);
     expect(retentionLine(retention, ['nda.pdf', 'lease.docx'])).toBe('3 of 7 source clauses (43%); kept least: lease.docx 0/4');
     expect(retentionLine(measureRetention(`${NDA} ${LEASE}`, [NDA, LEASE]), [])).toBe('7 of 7 source clauses (100%)');
+    const aside = [{ document: 0, clauses: 4, kept: 2, setAside: 1 }];
+    expect(retentionLine(aside, ['nda.pdf'])).toBe(
+      '2 of 4 source clauses (50%); 1 set aside for the disagreements; kept least: nda.pdf 2/4',
+    );
   });
 
   it('is said in the Markdown, DOCX and HTML outputs beside the other counts', async () => {

@@ -17,5 +17,10 @@ export function reviewMerge(problem: { documents: readonly string[]; sources?: r
   const repeats = findRepeats(merged);
   const clauses = traced.clauses.map((c, i) => (repeats[i] === undefined ? c : { ...c, repeats: repeats[i] }));
   const repeated = repeats.filter((r) => r !== undefined).length;
-  return { clauses, counts: { ...traced.counts, repeated }, disagreements, retention: measureRetention(merged, problem.documents) };
+  return {
+    clauses,
+    counts: { ...traced.counts, repeated },
+    disagreements,
+    retention: measureRetention(merged, problem.documents, disagreements),
+  };
 }

@@ -128,6 +128,11 @@ export const SourceRetention = z.object({
   document: z.number().int().min(0),
   clauses: z.number().int().min(0),
   kept: z.number().int().min(0),
+  /**
+   * Of the clauses not kept, those stating a value of one of the review's disagreements: set aside
+   * for the value the merge states, listed there for a person to choose, not lost (since 1.18.0).
+   */
+  setAside: z.number().int().min(0).optional(),
 });
 export type SourceRetention = z.infer<typeof SourceRetention>;
 

@@ -19,6 +19,8 @@ export interface EvalRow extends EvalJob {
   error?: string;
   /** Document merges: the share (0..1) of the sources' clauses the best merge keeps, from the engine's review (decision 79). */
   kept?: number;
+  /** Document merges: the share (0..1) of the sources' clauses not kept that state a value the merge set aside for review (decision 99). */
+  setAside?: number;
   /** Document merges: clauses of the best merge that say an earlier one again. */
   repeated?: number;
   /** Document merges: the share (0..1) of the best merge's clauses that no source supports. */

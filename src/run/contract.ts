@@ -23,7 +23,7 @@ import {
  * schemes), as JSON Schema generated from the zod schemas the code itself uses. `npm run schema`
  * writes it to schema/ (file names may have a folder: `tasks/...`); a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.17.0';
+export const CONTRACT_VERSION = '1.18.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: schemeAsNameOrObject }) as Record<
