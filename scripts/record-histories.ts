@@ -14,7 +14,9 @@
  * A sorting whose forEach parts run in child workflows (`children.maxCalls`) is the `children` run; its
  * workflow id is its fixture name, because its children's ids are made from it.
  *
- *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|all]   e.g. 2-fast-steps
+ * A GoT sorting paused, given a budget and resumed through the `steer` update is the `steered` run.
+ *
+ *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|steered|all]   e.g. 2-fast-steps
  *
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
@@ -32,17 +34,24 @@ import type { GoO } from '../src/goo/schema';
 import type { RunRequestInput } from '../src/run/request';
 import { WORKFLOW_TYPE } from '../src/run/wire';
 import { startSimulatedLlm } from '../src/simllm/server';
+import type { SteerRequest } from '../src/steering/types';
 import { TASKS } from '../src/tasks/registry';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
-import { decideDisagreementsUpdate, pendingHumanScoresQuery, pendingReviewQuery, scoreThoughtsUpdate } from '../workflows/definitions';
+import {
+  decideDisagreementsUpdate,
+  pendingHumanScoresQuery,
+  pendingReviewQuery,
+  scoreThoughtsUpdate,
+  steerUpdate,
+} from '../workflows/definitions';
 
 const GENERATION = process.argv[2];
-const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'per-sample', 'children', 'all'] as const;
+const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'per-sample', 'children', 'steered', 'all'] as const;
 const runsFlag = process.argv.indexOf('--runs');
 const RUN_SET = (runsFlag > 0 ? process.argv[runsFlag + 1] : 'all') as (typeof RUN_SETS)[number];
 if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION) || !RUN_SETS.includes(RUN_SET)) {
   console.error(
-    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|all]   (e.g. 2-fast-steps: a number, then what changed)',
+    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|steered|all]   (e.g. 2-fast-steps: a number, then what changed)',
   );
   process.exit(2);
 }
@@ -177,6 +186,7 @@ async function main() {
     if (RUN_SET === 'review' || RUN_SET === 'all') await recordReview();
     if (RUN_SET === 'per-sample' || RUN_SET === 'all') await recordPerSample();
     if (RUN_SET === 'children' || RUN_SET === 'all') await recordChildren();
+    if (RUN_SET === 'steered' || RUN_SET === 'all') await recordSteered();
     const total = written.reduce((s, w) => s + w.bytes, 0);
     log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
   } finally {
@@ -210,6 +220,24 @@ async function main() {
       if (failed !== name.endsWith('-failed')) throw new Error(`${name} ${failed ? 'failed' : 'completed'} unexpectedly`);
       await save(name, handle);
     }
+  }
+
+  /** GoT sorting paused as soon as it runs, given a budget while paused, then resumed (the `steer` update, decision 100). */
+  async function recordSteered(): Promise<void> {
+    const name = 'sorting-got-32-steered';
+    const handle = await startRun(client, request('sorting', 'got', 32), { taskQueue, workflowId: `fixture-${name}` });
+    const steer = (args: SteerRequest) => handle.executeUpdate(steerUpdate, { args: [args] });
+    // Refused ("still checking its request") until the run is ready to be steered.
+    await poll('the run to take a pause', () =>
+      steer({ action: 'pause', by: 'fixture' }).then(
+        () => true,
+        () => undefined,
+      ),
+    );
+    await steer({ action: 'budget', budget: { maxCostUsd: 5 }, by: 'fixture' });
+    await steer({ action: 'resume', by: 'fixture', reason: 'recorded' });
+    await handle.result();
+    await save(name, handle);
   }
 
   /** GoT sorting with every sample its own request (`llm.fanOut: perSample`). */

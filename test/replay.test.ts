@@ -45,7 +45,14 @@ const STANDARD_GENERATIONS = [
   '6-claim-check',
   '7-scheme-by-name',
 ];
-const GENERATIONS = [...STANDARD_GENERATIONS, '5-for-each', '8-answer-review', '9-samples-together', '10-parts-in-children'].sort();
+const GENERATIONS = [
+  ...STANDARD_GENERATIONS,
+  '5-for-each',
+  '8-answer-review',
+  '9-samples-together',
+  '10-parts-in-children',
+  '11-steering',
+].sort();
 const REORDERED_WORKFLOW = fileURLToPath(new URL('./fixtures/reordered-workflow.ts', import.meta.url));
 const RUNS = [
   'doc-merge-got-4',
@@ -66,18 +73,22 @@ const REVIEW_RUNS = ['doc-merge-io-4-decided', 'doc-merge-io-4-reviewed'];
 const PER_SAMPLE_RUN = 'sorting-got-32-per-sample';
 /** A sorting whose forEach parts ran in child workflows (the `parts-in-children` patch); its workflow id is its fixture name. */
 const CHILDREN_RUN = 'sorting-parts-in-children';
+/** A GoT sorting paused, given a budget and resumed by the `steer` update (the `steering` patch, decision 100). */
+const STEERED_RUN = 'sorting-got-32-steered';
 const runsOf = (generation: string) =>
-  generation === '10-parts-in-children'
-    ? [CHILDREN_RUN]
-    : generation === '9-samples-together'
-      ? [PER_SAMPLE_RUN]
-      : generation === '8-answer-review'
-        ? [...REVIEW_RUNS, PER_SAMPLE_RUN].sort()
-        : generation === '5-for-each'
-          ? FOR_EACH_RUNS
-          : generation === '7-scheme-by-name'
-            ? [...RUNS, ...FOR_EACH_RUNS, ...SCHEME_RUNS].sort()
-            : RUNS;
+  generation === '11-steering'
+    ? [STEERED_RUN]
+    : generation === '10-parts-in-children'
+      ? [CHILDREN_RUN]
+      : generation === '9-samples-together'
+        ? [PER_SAMPLE_RUN]
+        : generation === '8-answer-review'
+          ? [...REVIEW_RUNS, PER_SAMPLE_RUN].sort()
+          : generation === '5-for-each'
+            ? FOR_EACH_RUNS
+            : generation === '7-scheme-by-name'
+              ? [...RUNS, ...FOR_EACH_RUNS, ...SCHEME_RUNS].sort()
+              : RUNS;
 const EXPECTED = GENERATIONS.flatMap((g) => runsOf(g).map((r) => `${g}/${r}`));
 
 const fixtures: { name: string; history: History }[] = GENERATIONS.flatMap((g) =>
@@ -145,17 +156,19 @@ describe('recorded histories replay against the current Controller', () => {
     for (const { name, history } of fixtures) {
       const patches = name.startsWith('1-')
         ? []
-        : name.startsWith('10-')
-          ? [PATCH.partsInChildren]
-          : name.startsWith('9-')
-            ? [PATCH.samplesTogether]
-            : name.startsWith('8-')
-              ? [PATCH.answerReview]
-              : /^[45]-/.test(name)
-                ? [PATCH.reask]
-                : /^[67]-/.test(name)
-                  ? [PATCH.claimCheck]
-                  : [PATCH.fastSteps];
+        : name.startsWith('11-')
+          ? [PATCH.steering]
+          : name.startsWith('10-')
+            ? [PATCH.partsInChildren]
+            : name.startsWith('9-')
+              ? [PATCH.samplesTogether]
+              : name.startsWith('8-')
+                ? [PATCH.answerReview]
+                : /^[45]-/.test(name)
+                  ? [PATCH.reask]
+                  : /^[67]-/.test(name)
+                    ? [PATCH.claimCheck]
+                    : [PATCH.fastSteps];
       expect(patchesOf(history), name).toEqual(patches);
       // With the patch, thoughts are checked by the LLM step that made them: no local activity does it.
       if (!name.startsWith('1-')) expect(localChecks(history), name).toBe(0);

@@ -21,6 +21,8 @@ const REFERENCE_BYTES = 300;
 export class CallSlots {
   private inFlight = 0;
   private bytesInFlight = 0;
+  /** While this says so, no call takes a slot (a person paused the run, decision 100). */
+  private held: () => boolean = () => false;
 
   /**
    * @param limit calls a run may have in flight at once
@@ -37,13 +39,18 @@ export class CallSlots {
     return this.inline?.storedFrom;
   }
 
+  /** No call starts while `held` is true; calls in flight go on. */
+  holdWhile(held: () => boolean): void {
+    this.held = held;
+  }
+
   /** Runs `call` once a slot is free (and, with a budget, its `input` fits), and frees both when it settles. */
   async run<T>(call: () => Promise<T>, input?: unknown): Promise<T> {
     const bytes = this.inline ? this.inlineBytes(input) : 0;
     // The predicate takes the slot itself: waiting conditions are all checked before any awaiting code resumes.
     // A call alone always fits: it never waits for a budget smaller than itself.
     const take = () => {
-      if (this.inFlight >= this.limit) return false;
+      if (this.inFlight >= this.limit || this.held()) return false;
       if (bytes > 0 && this.inFlight > 0 && this.bytesInFlight + bytes > this.inline!.bytes) return false;
       this.inFlight++;
       this.bytesInFlight += bytes;

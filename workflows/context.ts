@@ -9,6 +9,7 @@ import type { CallSlots } from './call-slots';
 import type { HumanScoring } from './human-scores';
 import type { RunPath } from './paths/run-path';
 import type { RunGraph } from './run-graph';
+import type { RunSteering } from './steering';
 
 /**
  * What every step of one run shares: the checked request, its analysed GoO, the GRS being built
@@ -46,6 +47,8 @@ export interface RunContext {
   readonly elsewhere: { costUsd: number; tokens: number; calls: number; running: Set<string> };
   /** A note per operation for the GRS when it finishes (e.g. who scored it). */
   readonly notes: Map<string, string>;
+  /** A person's steering of the run (decision 100); absent where the run's generation does not obey it (a child's parts). */
+  readonly steering?: RunSteering;
   /** Refreshes the run's progress line in the Web UI. */
   progressChanged(): void;
 }

@@ -2,6 +2,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Grs } from '../src/grs/types';
 import type { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions } from '../src/run/request';
 import { QUERY, UPDATE } from '../src/run/wire';
+import type { SteerOutcome, SteerRequest } from '../src/steering/types';
 
 /** The `progress` query: operations done and running, calls, tokens and cost so far. */
 export const progressQuery = defineQuery<Progress>(QUERY.progress);
@@ -15,3 +16,5 @@ export const scoreThoughtsUpdate = defineUpdate<{ accepted: number }, [HumanScor
 export const pendingReviewQuery = defineQuery<PendingReview | null>(QUERY.pendingReview);
 /** The `decideDisagreements` update: a person's decisions on the disagreements of the reviewed answer. */
 export const decideDisagreementsUpdate = defineUpdate<{ accepted: number }, [ReviewDecisions]>(UPDATE.decideDisagreements);
+/** The `steer` update: pause or resume the run's LLM calls, or change its budget (decision 100). */
+export const steerUpdate = defineUpdate<SteerOutcome, [SteerRequest]>(UPDATE.steer);

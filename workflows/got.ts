@@ -32,11 +32,13 @@ import { partsInChildren } from './paths/parts-in-children';
 import { patientCalls } from './paths/patient-calls';
 import { reaskUnusable } from './paths/reask-unusable';
 import { samplesTogether } from './paths/samples-together';
+import { steerable } from './paths/steerable';
 import { preparingGrs, preparingProgress, progressOf } from './progress';
 import { resultOf } from './result';
 import { AnswerReviewing } from './review';
 import { RunGraph } from './run-graph';
 import { type OperationFailure, Scheduler } from './scheduler';
+import { RunSteering } from './steering';
 import { markFinished, markStarted, showProgress } from './web-ui';
 
 /** Receives the GRS facts of a replayed run (see `src/inspect`); a no-op in ordinary workers. */
@@ -54,23 +56,26 @@ const { grsReplay } = proxySinks<GrsReplaySinks>();
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   // The one place a run's generation is chosen: retiring a patch deletes its path's file.
-  const path = patched(PATCH.patientCalls)
-    ? patientCalls
-    : patched(PATCH.partsInChildren)
-      ? partsInChildren
-      : patched(PATCH.samplesTogether)
-        ? samplesTogether
-        : patched(PATCH.answerReview)
-          ? answerReview
-          : patched(PATCH.claimCheck)
-            ? claimCheck
-            : patched(PATCH.reask)
-              ? reaskUnusable
-              : patched(PATCH.fastSteps)
-                ? fastSteps
-                : beforeFastSteps;
+  const path = patched(PATCH.steering)
+    ? steerable
+    : patched(PATCH.patientCalls)
+      ? patientCalls
+      : patched(PATCH.partsInChildren)
+        ? partsInChildren
+        : patched(PATCH.samplesTogether)
+          ? samplesTogether
+          : patched(PATCH.answerReview)
+            ? answerReview
+            : patched(PATCH.claimCheck)
+              ? claimCheck
+              : patched(PATCH.reask)
+                ? reaskUnusable
+                : patched(PATCH.fastSteps)
+                  ? fastSteps
+                  : beforeFastSteps;
   const humans = new HumanScoring();
   const reviewing = new AnswerReviewing();
+  const steering = new RunSteering(path.obeysSteering === true);
   const local = proxyLocalActivities<GotActivities>(LOCAL_STEP_OPTIONS);
 
   // Queries are answered from the start, while the worker is still checking the request.
@@ -81,6 +86,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       ? {
           ...progressOf(run.ctx.grs, run.ctx.graph, run.scheduler.running, humans.awaiting, run.ctx.elsewhere.running),
           ...(reviewing.awaiting ? { awaitingReview: true } : {}),
+          ...(steering.holds ? { paused: true } : {}),
         }
       : preparingProgress(input),
   );
@@ -121,14 +127,20 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     ),
     elsewhere: { costUsd: 0, tokens: 0, calls: 0, running: new Set<string>() },
     notes: new Map<string, string>(),
+    ...(path.obeysSteering ? { steering } : {}),
     progressChanged: () => showProgress(grs, graph, scheduler.running, humans.awaiting),
   };
   const scheduler = new Scheduler(ctx);
   run = { ctx, scheduler };
+  if (path.obeysSteering) {
+    ctx.slots.holdWhile(() => steering.holds);
+    steering.attach(ctx);
+  }
 
   let failure: OperationFailure | undefined;
   try {
     failure = await scheduler.run();
+    steering.finishGraph();
     if (!failure && path.reviewsAnswers && prepared.reviewsAnswers) await reviewBest(ctx, reviewing, prepared.higherIsBetter);
   } catch (error) {
     if (isCancellation(error)) {

@@ -2,6 +2,8 @@ import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow'
 import type { GrsRecorder } from '../src/grs/recorder';
 import type { RunRequest } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES, type RunStatus } from '../src/run/search-attributes';
+import { describeSteer } from '../src/steering/describe';
+import type { SteerEvent } from '../src/steering/types';
 import { taskIdOf } from '../src/tasks/task-ref';
 import type { RunGraph } from './run-graph';
 
@@ -38,8 +40,12 @@ export function showProgress(grs: GrsRecorder, graph: RunGraph, running: Readonl
     grown.length ? `grown at run time: ${grown.join('; ')}` : '',
     awaitingHumans.length ? `waiting for a person to score: ${awaitingHumans.join(', ')}` : '',
     grs.budgetExhausted ? 'budget exhausted: no further LLM calls' : '',
+    steerLine(grs.steeringEvents.at(-1)),
   ];
   setCurrentDetails(lines.filter(Boolean).join('\n\n'));
 }
+
+/** The last steer, while it still says something about the run: a pause, a budget (a resume only ends a pause). */
+const steerLine = (event: SteerEvent | undefined) => (event && event.action !== 'resume' ? `**${describeSteer(event)}**` : '');
 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6;

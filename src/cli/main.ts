@@ -439,6 +439,18 @@ program
   });
 
 program
+  .command('steer <workflowId> <action>')
+  .description('steer a running run (decision 100): pause or resume its LLM calls (calls in flight finish), or set its budget')
+  .option('--max-cost <usd>', 'with budget: the run may spend this much in all (above what it has spent)')
+  .option('--max-tokens <n>', 'with budget: the run may use this many tokens in all')
+  .option('--by <name>', 'who asks, as the run records it (default: $USER)')
+  .option('--reason <text>', 'why, recorded with the steer')
+  .option('--json', "print the run's state after the steer as JSON", false)
+  .action(async (workflowId: string, action: string, o: import('./commands/steer').SteerOptions) => {
+    await (await import('./commands/steer')).steerCommand(workflowId, action, o, log);
+  });
+
+program
   .command('setup')
   .description('build or find the Temporal CLI and start the local dev server (kept running in the background)')
   .action(async () => {

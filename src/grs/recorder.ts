@@ -1,4 +1,5 @@
 import type { ReviewRecord } from '../documents/types';
+import type { SteerEvent } from '../steering/types';
 import type { GrownPart, Grs, LlmCall, OperationRecord, Thought, ThoughtState, Totals } from './types';
 
 export const ROOT_THOUGHT_ID = 'root/0';
@@ -42,7 +43,9 @@ export type GrsFact =
   | { kind: 'validity'; id: string; valid: boolean; error?: string }
   | { kind: 'budgetExhausted' }
   /** The engine reviewed the best answer (document merges); again with a person's decisions applied. */
-  | { kind: 'reviewed'; review: ReviewRecord };
+  | { kind: 'reviewed'; review: ReviewRecord }
+  /** A person steered the run (the `steer` update, decision 100). */
+  | { kind: 'steered'; event: SteerEvent };
 
 /** Builds the GRS one fact at a time; an optional listener sees every fact as it is applied. */
 export class GrsRecorder {
@@ -54,6 +57,7 @@ export class GrsRecorder {
   private readonly totals: Totals = { llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
   private exhausted = false;
   private review?: ReviewRecord;
+  private readonly steering: SteerEvent[] = [];
 
   constructor(private readonly listener?: (fact: GrsFact) => void) {}
 
@@ -136,6 +140,9 @@ export class GrsRecorder {
       case 'budgetExhausted':
         this.exhausted = true;
         return;
+      case 'steered':
+        this.steering.push(fact.event);
+        return;
     }
   }
 
@@ -200,6 +207,16 @@ export class GrsRecorder {
     if (!this.exhausted) this.apply({ kind: 'budgetExhausted' });
   }
 
+  /** The steers the run accepted so far, oldest first. */
+  get steeringEvents(): readonly SteerEvent[] {
+    return this.steering;
+  }
+
+  /** Records a steer the run accepted. */
+  steered(event: SteerEvent): void {
+    this.apply({ kind: 'steered', event });
+  }
+
   /**
    * Thoughts made in another history that operations here take as inputs (a child workflow's parts
    * start from its run's thoughts). Not a fact of this GRS: the history that made them recorded them.
@@ -253,6 +270,7 @@ export class GrsRecorder {
       totals: { ...this.totals, costUsd: Math.round(this.totals.costUsd * 1e12) / 1e12 },
       budgetExhausted: this.exhausted,
       ...(this.review ? { review: this.review } : {}),
+      ...(this.steering.length ? { steering: this.steering } : {}),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReviewRecord } from '../documents/types';
+import { SteerEvent } from '../steering/types';
 
 /**
  * The Graph Reasoning State (GRS): every thought, its parents (the edges), score, validity, and
@@ -129,5 +130,7 @@ export const Grs = z.object({
   statesOmitted: z.literal(true).optional(),
   /** The engine's review of the best answer (document merges): each clause's sources, disagreements, a person's decisions. */
   review: ReviewRecord.optional(),
+  /** What people asked of the run while it ran (the `steer` update, decision 100), in the order it took effect. */
+  steering: z.array(SteerEvent).optional(),
 });
 export type Grs = z.infer<typeof Grs>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ProblemFiles } from '../documents/sent-files';
 import { PromptedTaskRef, PromptedTaskSchema } from '../prompts/schema';
+import { SteerRequest } from '../steering/types';
 import { TASKS } from '../tasks/registry';
 import { StudyRequest } from '../tune/request';
 import { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions, RunRequest, RunResult, SchemeField } from './request';
@@ -23,7 +24,7 @@ import {
  * schemes), as JSON Schema generated from the zod schemas the code itself uses. `npm run schema`
  * writes it to schema/ (file names may have a folder: `tasks/...`); a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.18.0';
+export const CONTRACT_VERSION = '1.19.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: schemeAsNameOrObject }) as Record<
@@ -68,6 +69,11 @@ export function contractFiles(): Record<string, unknown> {
       updates: {
         scoreThoughts: { args: ['human-scores.schema.json'], returns: { accepted: 'number of scores accepted' } },
         [UPDATE.decideDisagreements]: { args: ['review-decisions.schema.json'], returns: { accepted: 'number of decisions accepted' } },
+        [UPDATE.steer]: {
+          args: ['steer-request.schema.json'],
+          returns: { paused: 'whether new LLM calls are held', budget: 'the budget now in force, if any' },
+          refused: 'with a reason when it cannot apply (paused already, a budget not above what is spent, ...); nothing is recorded',
+        },
       },
       // Tasks that take files (tasks.json: takesFiles) accept a problem of files instead: the worker reads them by content.
       problemFiles: 'problem-files.schema.json',
@@ -110,6 +116,7 @@ export function contractFiles(): Record<string, unknown> {
       'input',
       'A person\'s decisions on disagreements (update "decideDisagreements")',
     ),
+    'steer-request.schema.json': jsonSchema(SteerRequest, 'input', 'Steering a running run (update "steer", decision 100)'),
     'problem-files.schema.json': jsonSchema(
       ProblemFiles,
       'input',

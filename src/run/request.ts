@@ -287,6 +287,8 @@ export const Progress = z.object({
   completionTokens: z.number().int(),
   costUsd: z.number(),
   budgetExhausted: z.boolean(),
+  /** A person paused the run's LLM calls (the `steer` update): none starts until they resume it. */
+  paused: z.boolean().optional(),
   /**
    * Child workflows running parts of the run now (decision 71): their workflow ids. What they have
    * done is in these counts once they end; `queryProgress` adds what they report meanwhile.

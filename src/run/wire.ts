@@ -67,6 +67,8 @@ export const UPDATE = {
   scoreThoughts: 'scoreThoughts',
   /** A person's decisions on the disagreements of a reviewed answer (`ReviewDecisions` → `{ accepted }`). */
   decideDisagreements: 'decideDisagreements',
+  /** Steering a running run: pause, resume, a new budget (`SteerRequest` → `SteerOutcome`, decision 100). */
+  steer: 'steer',
 } as const;
 
 /**
@@ -107,6 +109,8 @@ export const PATCH = {
   partsInChildren: 'parts-in-children',
   /** An LLM call retries its refused requests itself and is ended by them and its heartbeats, not by a timeout of the attempt (decision 90). */
   patientCalls: 'patient-calls',
+  /** A person may pause and resume the run's LLM calls and change its budget while it runs (the `steer` update, decision 100). */
+  steering: 'steering',
 } as const;
 
 /**

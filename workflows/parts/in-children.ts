@@ -2,7 +2,7 @@ import { ApplicationFailure, executeChild, isCancellation, workflowInfo } from '
 import { type ForEachOperation, type GrownPart, partId } from '../../src/goo/grow';
 import { budgetShare, partBatches } from '../../src/parts/plan';
 import { DEFAULT_CHILD_MAX_CALLS, PARTS_WORKFLOW_TYPE, WORKFLOW_TASK_TIMEOUT_SECONDS } from '../../src/run/wire';
-import { budgetUsed } from '../budget';
+import { budgetOf, budgetUsed } from '../budget';
 import type { OpClock, RunContext } from '../context';
 import { rootCause } from '../failures';
 import type { graphParts } from './child';
@@ -28,7 +28,7 @@ export function runsInChildren(
   scheduler: RunsElsewhere,
   { op, clock, copies }: { op: ForEachOperation; clock: OpClock; copies: (GrownPart | undefined)[] },
 ): boolean {
-  const { llm, children, budget } = ctx.request;
+  const { llm, children } = ctx.request;
   const running = copies.flatMap((copy, part) => (copy ? [part] : []));
   const batches = partBatches(op, running, {
     perSample: llm.fanOut === 'perSample',
@@ -54,6 +54,8 @@ export function runsInChildren(
     };
     ctx.slots
       .run(async () => {
+        // The budget as it stands when the child starts: a person may have changed it (decision 100).
+        const budget = budgetOf(ctx);
         const share = budget ? budgetShare(budget, budgetUsed(ctx), waiting) : undefined;
         waiting--;
         hold(ctx, share, 1);

@@ -58,4 +58,6 @@ export interface RunPath {
    * of refusals) and by its heartbeats, not by a start-to-close timeout of the call (decision 90).
    */
   readonly callsEndedByProgress?: boolean;
+  /** A person may pause and resume the run's LLM calls and change its budget while it runs (the `steer` update, decision 100). */
+  readonly obeysSteering?: boolean;
 }

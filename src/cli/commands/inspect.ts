@@ -6,6 +6,7 @@ import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
 import type { Grs } from '../../grs/types';
 import { inspectRun, runRequestOf } from '../../inspect/rebuild';
+import { describeSteer } from '../../steering/describe';
 import { resolveTask } from '../../tasks/registry';
 import type { AnyTask } from '../../tasks/task';
 import { withCliClient } from '../cli-client';
@@ -54,6 +55,7 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
     best
       ? `  best thought ${best.id}: score ${best.score === undefined ? '—' : formatScore(best.score)}${best.solved ? ' (solved)' : ''}, volume ${volume(grs, best.id, index)}`
       : '  no scored final thought',
+    ...(grs.steering ?? []).map((s) => `  steered at ${new Date(s.at).toISOString()}: ${describeSteer(s)}`),
     ...(grs.review
       ? [
           `  review of ${grs.review.thought}: ${grs.review.counts.supported} of ${grs.review.counts.clauses} clauses traced to the sources, ${grs.review.counts.unsupported} unsupported${grs.review.counts.repeated ? `, ${grs.review.counts.repeated} repeating an earlier clause` : ''} · ${grs.review.disagreements.length} disagreement(s)${grs.review.decisions ? ` · ${grs.review.decisions.length} decided by a person` : ''} (--format html shows each clause's sources)`,

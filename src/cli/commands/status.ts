@@ -126,6 +126,7 @@ export function formatStatus(r: RunStatusReport): string {
     ...(p
       ? [
           `  progress    ${p.operationsDone}/${p.operationsTotal} operations · ${p.llmCalls} LLM calls · ${(p.promptTokens + p.completionTokens).toLocaleString('en')} tokens · $${p.costUsd.toFixed(4)}${p.running.length ? ` · running ${p.running.join(', ')}` : ''}${p.budgetExhausted ? ' · budget exhausted' : ''}`,
+          ...(p.paused ? [`  paused      no new LLM call starts; resume with: got steer ${r.workflowId} resume`] : []),
         ]
       : []),
     ...(r.studyProgress ? [`  progress    ${studyLine(r.studyProgress)}`] : []),

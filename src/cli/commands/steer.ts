@@ -1,0 +1,66 @@
+import { SteerRefusedError, steerRun } from '../../client/steer';
+import { ValidationError } from '../../goo/validate';
+import { describeSteer } from '../../steering/describe';
+import { SteerRequest } from '../../steering/types';
+import { withCliClient } from '../cli-client';
+
+export interface SteerOptions {
+  maxCost?: string;
+  maxTokens?: string;
+  by?: string;
+  reason?: string;
+  json: boolean;
+}
+
+/** The steer the command line asks for, checked by the contract's own schema (the field named on error). */
+export function steerOf(action: string, o: SteerOptions): SteerRequest {
+  const number = (flag: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isFinite(n))
+      throw new ValidationError('options', [{ path: flag, message: `expected a number, got ${JSON.stringify(value)}` }]);
+    return n;
+  };
+  const budget = { maxCostUsd: number('--max-cost', o.maxCost), maxTokens: number('--max-tokens', o.maxTokens) };
+  const given = Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined));
+  if (action !== 'budget' && Object.keys(given).length)
+    throw new ValidationError('steer', [{ path: '--max-cost/--max-tokens', message: 'only `got steer <id> budget` takes them' }]);
+  const raw = {
+    action,
+    ...(action === 'budget' ? { budget: given } : {}),
+    ...(o.by ? { by: o.by } : { by: process.env.USER ?? 'cli' }),
+    ...(o.reason ? { reason: o.reason } : {}),
+  };
+  const parsed = SteerRequest.safeParse(raw);
+  if (!parsed.success)
+    throw new ValidationError(
+      'steer',
+      parsed.error.issues.map((i) => ({
+        path:
+          i.path.length === 0 || i.path[0] === 'action'
+            ? '<action>'
+            : i.path[0] === 'budget'
+              ? '--max-cost/--max-tokens'
+              : `--${String(i.path[0])}`,
+        message:
+          i.path.length === 0 || i.path[0] === 'action' ? `expected pause, resume or budget, got ${JSON.stringify(action)}` : i.message,
+      })),
+    );
+  return parsed.data;
+}
+
+/** `got steer <workflowId> pause|resume|budget`: steers a running run; a refusal says why and exits 2. */
+export async function steerCommand(workflowId: string, action: string, o: SteerOptions, log: (line: string) => void): Promise<void> {
+  const steer = steerOf(action, o);
+  await withCliClient(log, async ({ client }) => {
+    try {
+      const outcome = await steerRun(client.workflow.getHandle(workflowId), steer);
+      if (o.json) console.log(JSON.stringify(outcome));
+      else log(`${workflowId}: ${describeSteer(steer)}.${steer.action === 'pause' ? ` Resume with: got steer ${workflowId} resume` : ''}`);
+    } catch (error) {
+      if (error instanceof SteerRefusedError)
+        throw new ValidationError('steer', [{ path: workflowId, message: `refused: ${error.message}` }]);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,41 @@
+import type { SteerRequest } from './types';
+
+/**
+ * A steer as it arrives in the workflow, checked by hand (the schema library stays out of the
+ * workflow sandbox; `SteerRequest` is the same shape for clients and the contract): the request, or
+ * what is wrong with it, naming the field.
+ */
+export function readSteer(input: unknown): { steer: SteerRequest } | { problem: string } {
+  if (typeof input !== 'object' || input === null) return { problem: 'expected { action: "pause" | "resume" | "budget", ... }' };
+  const { action, by, reason, budget, ...rest } = input as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length) return { problem: `${extra[0]}: not a field of a steer (action, budget, by, reason)` };
+  for (const [field, value, max] of [
+    ['by', by, 200],
+    ['reason', reason, 2000],
+  ] as const)
+    if (value !== undefined && (typeof value !== 'string' || !value.trim() || value.length > max))
+      return { problem: `${field}: expected text of 1 to ${max} characters` };
+  const who = {
+    ...(by !== undefined ? { by: (by as string).trim() } : {}),
+    ...(reason !== undefined ? { reason: (reason as string).trim() } : {}),
+  };
+  if (action === 'pause' || action === 'resume') {
+    if (budget !== undefined) return { problem: `budget: only the action "budget" takes one` };
+    return { steer: { action, ...who } };
+  }
+  if (action !== 'budget') return { problem: `action: expected "pause", "resume" or "budget", got ${JSON.stringify(action)}` };
+  if (typeof budget !== 'object' || budget === null) return { problem: 'budget: expected { maxCostUsd?, maxTokens? }' };
+  const { maxCostUsd, maxTokens, ...other } = budget as Record<string, unknown>;
+  if (Object.keys(other).length) return { problem: `budget.${Object.keys(other)[0]}: not a budget field (maxCostUsd, maxTokens)` };
+  if (maxCostUsd === undefined && maxTokens === undefined) return { problem: 'budget: give maxCostUsd, maxTokens or both' };
+  if (maxCostUsd !== undefined && !(typeof maxCostUsd === 'number' && maxCostUsd > 0 && maxCostUsd <= 1_000_000))
+    return { problem: 'budget.maxCostUsd: expected a number of USD above 0, at most 1,000,000' };
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && (maxTokens as number) > 0 && (maxTokens as number) <= 1e12))
+    return { problem: 'budget.maxTokens: expected a whole number of tokens above 0' };
+  const limits = {
+    ...(maxCostUsd !== undefined ? { maxCostUsd: maxCostUsd as number } : {}),
+    ...(maxTokens !== undefined ? { maxTokens: maxTokens as number } : {}),
+  };
+  return { steer: { action, budget: limits, ...who } };
+}

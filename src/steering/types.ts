@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/**
+ * Steering a running run (issue 41, decision 100): a person pauses and resumes its LLM calls or
+ * changes its budget while it runs, through the `steer` update. Each request is checked before it
+ * is accepted (`steeringRefusal`), recorded in the GRS with who asked and when, and replayed from
+ * history like every other fact. Pure: usable in the workflow sandbox.
+ */
+
+const who = {
+  /** Who asked, as the client names them (a user name, "web review"); shown in the GRS and the pages. */
+  by: z.string().trim().min(1).max(200).optional(),
+  /** Why, in the person's words. */
+  reason: z.string().trim().min(1).max(2000).optional(),
+};
+
+/** A run's budget as a steer sets it: either limit, or both; the other stays as it was. */
+export const SteerBudget = z
+  .strictObject({
+    maxCostUsd: z.number().positive().max(1_000_000).optional(),
+    maxTokens: z.number().int().positive().max(1e12).optional(),
+  })
+  .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, { message: 'give maxCostUsd, maxTokens or both' });
+export type SteerBudget = z.infer<typeof SteerBudget>;
+
+export const SteerRequest = z.discriminatedUnion('action', [
+  /** No new LLM call starts until a `resume`; calls in flight finish and are recorded. */
+  z.strictObject({ action: z.literal('pause'), ...who }),
+  z.strictObject({ action: z.literal('resume'), ...who }),
+  /** The run's budget from now on (decision 5's rules: it stops new calls; calls in flight finish). */
+  z.strictObject({ action: z.literal('budget'), budget: SteerBudget, ...who }),
+]);
+export type SteerRequest = z.infer<typeof SteerRequest>;
+
+/** A steer the run accepted, as the GRS records it: the request and the workflow time it took effect. */
+export const SteerEvent = z.intersection(SteerRequest, z.object({ at: z.number().int().min(0) }));
+export type SteerEvent = z.infer<typeof SteerEvent>;
+
+/** What the `steer` update returns: the run's state once the steer took effect. */
+export interface SteerOutcome {
+  paused: boolean;
+  budget?: { maxCostUsd?: number; maxTokens?: number };
+}
