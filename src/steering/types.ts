@@ -20,7 +20,9 @@ export const SteerBudget = z
     maxCostUsd: z.number().positive().max(1_000_000).optional(),
     maxTokens: z.number().int().positive().max(1e12).optional(),
   })
-  .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, { message: 'give maxCostUsd, maxTokens or both' });
+  .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, { message: 'give maxCostUsd, maxTokens or both' })
+  // The same rule in the published JSON schema, which has no refinements.
+  .meta({ minProperties: 1 });
 export type SteerBudget = z.infer<typeof SteerBudget>;
 
 export const SteerRequest = z.discriminatedUnion('action', [
