@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { queryProgress, resultOf, startRun } from '../src/client/runs';
 import { steerRun } from '../src/client/steer';
 import { toHtml } from '../src/grs/html';
 import { rebuildGrs } from '../src/inspect/rebuild';
 import type { Progress, RunRequestInput } from '../src/run/request';
 import { sortingTask } from '../src/tasks/sorting';
-import { bundleGotWorkflows } from '../worker/create';
+import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 import { type Harness, startHarness } from './support/harness';
 
 /** Each call of the simulated LLM takes this long, so a GoT run on 64 numbers has levels of calls to steer between. */
@@ -97,6 +97,44 @@ describe('steering a running run (decision 100)', () => {
     expect(result.grs.budgetExhausted).toBe(true);
     expect(result.grs.calls.length).toBeLessThan(11);
     await expect(steerRun(handle, { action: 'pause' })).rejects.toThrow();
+  });
+
+  it('keeps a pause across the worker going away: a new worker rebuilds the paused run from history and holds it', async () => {
+    const taskQueue = `steer-restart-${Date.now()}`;
+    const worker = () =>
+      NativeConnection.connect({ address: inject('temporalAddress') }).then(async (connection) => {
+        const w = await createGotWorker({
+          connection,
+          taskQueue,
+          llm: { baseURL: h.llm.baseURL, apiKey: 'sim', supportsN: true },
+          workflowBundle: bundle,
+        });
+        return { w, running: w.run(), connection };
+      });
+    const first = await worker();
+    const handle = await startRun(h.client, gotRun(), { taskQueue });
+    await until(async () => (await queryProgress(handle)).llmCalls >= 1, 'the first call');
+    await steerRun(handle, { action: 'pause', by: 'Ann' });
+    await sleep(3 * LATENCY_MS);
+    const before = (await queryProgress(handle)).llmCalls;
+    first.w.shutdown();
+    await first.running;
+    await first.connection.close();
+
+    // A new worker (no cache: it replays the history, the pause included) serves the run and holds it.
+    const second = await worker();
+    try {
+      await sleep(4 * LATENCY_MS);
+      expect(await queryProgress(handle)).toMatchObject({ paused: true, llmCalls: before });
+      await steerRun(handle, { action: 'resume', by: 'Ann' });
+      const result = await resultOf(handle);
+      expect(result.grs.calls).toHaveLength(11);
+      expect(result.grs.steering?.map((s) => s.action)).toEqual(['pause', 'resume']);
+    } finally {
+      second.w.shutdown();
+      await second.running;
+      await second.connection.close();
+    }
   });
 
   it('refuses a steer with a reason naming the field, and records nothing', async () => {
