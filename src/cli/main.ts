@@ -433,6 +433,12 @@ program
   )
   .option('--keep-merge', 'decide nothing: every disagreement stays as the merge states it', false)
   .option('--json', 'print the waiting disagreements as JSON', false)
+  .option(
+    '--web',
+    'open the review workspace in the browser: the merge with its sources, a choice per disagreement, pause and resume (127.0.0.1, a token in the URL)',
+    false,
+  )
+  .option('--port <n>', 'with --web: the port to serve it on (default: a free one)')
   .action(async (workflowId: string, o: import('./commands/review').ReviewOptions) => {
     const { reviewCommand } = await import('./commands/review');
     await reviewCommand(workflowId, o, log);

@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { queryPendingReview, sendDecisions } from '../../client/review';
 import { ValidationError } from '../../goo/validate';
+import { startReviewWorkspace } from '../../review-web/server';
 import { withCliClient } from '../cli-client';
 import { askDecisions, describeDisagreement, parseChoices } from '../review-decisions';
 
@@ -9,6 +11,10 @@ export interface ReviewOptions {
   /** Send no decisions: every disagreement stays as the merge states it. */
   keepMerge: boolean;
   json: boolean;
+  /** Serve the review workspace in the browser instead (decision 101). */
+  web: boolean;
+  /** The workspace's port (default: a free one). */
+  port?: string;
 }
 
 /**
@@ -16,6 +22,7 @@ export interface ReviewOptions {
  * Without `--choose` or `--keep-merge` it lists them, and on a terminal asks for each.
  */
 export async function reviewCommand(workflowId: string, o: ReviewOptions, log: (line: string) => void): Promise<void> {
+  if (o.web) return reviewInBrowser(workflowId, o, log);
   await withCliClient(log, async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
     const pending = await queryPendingReview(handle);
@@ -38,3 +45,31 @@ export async function reviewCommand(workflowId: string, o: ReviewOptions, log: (
     log(`Sent ${accepted} decision(s) to ${workflowId}; the run finishes the merge with them.`);
   });
 }
+
+/**
+ * `got review <workflowId> --web`: the review workspace for the run, on 127.0.0.1 behind a token,
+ * served until the run closes (and a little after, for the page to show the end) or Ctrl-C.
+ */
+async function reviewInBrowser(workflowId: string, o: ReviewOptions, log: (line: string) => void): Promise<void> {
+  const port = o.port === undefined ? 0 : Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ValidationError('options', [{ path: '--port', message: `expected a port number, got ${JSON.stringify(o.port)}` }]);
+  await withCliClient(log, async ({ client }) => {
+    const handle = client.workflow.getHandle(workflowId);
+    await handle.describe();
+    const workspace = await startReviewWorkspace({ client, workflowId, port });
+    log(`Review ${workflowId} in your browser: ${workspace.url}`);
+    log('Only this machine can open it, and only with its token. Ctrl-C stops serving it.');
+    const interrupted = new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    const closed = (async () => {
+      while ((await handle.describe()).status.name === 'RUNNING') await sleep(2000);
+      await sleep(CLOSED_GRACE_MS);
+    })();
+    await Promise.race([interrupted, closed]);
+    await workspace.close();
+    log(`Stopped serving the review of ${workflowId}.`);
+  });
+}
+
+/** How long the page stays served after the run closed: its next reading shows the end. */
+const CLOSED_GRACE_MS = 5000;

@@ -1,0 +1,142 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { sendDecisions } from '../client/review';
+import { SteerRefusedError, steerRun } from '../client/steer';
+import { ReviewDecisions } from '../run/request';
+import { SteerRequest } from '../steering/types';
+import { workspacePage } from './page';
+import { workspaceState } from './state';
+
+/**
+ * The review workspace (issue 41, decision 101): a page in the reviewer's browser for one run,
+ * served by the CLI on 127.0.0.1 only, behind a random token in its URL (as Jupyter does), so nothing
+ * else on the machine or the network can read the merge or decide for the reviewer. The page reads
+ * the run's state every second and sends decisions and steers as the run's own updates.
+ */
+
+/** Request bodies above this are refused: a decision list of 10,000 rows fits well within it. */
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export interface ReviewWorkspace {
+  /** The page's address, token included: the only way in. */
+  url: string;
+  close(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+async function bodyOf(req: IncomingMessage): Promise<unknown> {
+  if (!/^application\/json\b/.test(req.headers['content-type'] ?? ''))
+    throw new HttpError(415, 'send JSON (content-type: application/json)');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'the body is not JSON');
+  }
+}
+
+/** The first problem of a zod parse, as "path: message". */
+function parsed<T>(
+  schema: {
+    safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  value: unknown,
+): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new HttpError(400, `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`);
+}
+
+/** Serves the workspace of one run until `close`; `port` 0 (the default) takes a free one. */
+export async function startReviewWorkspace(o: { client: Client; workflowId: string; port?: number }): Promise<ReviewWorkspace> {
+  const token = randomBytes(24).toString('base64url');
+  const expected = Buffer.from(token);
+  const handle = o.client.workflow.getHandle(o.workflowId);
+  let origin = '';
+
+  const authorized = (url: URL) => {
+    const given = Buffer.from(url.searchParams.get('token') ?? '');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A page of another site resolving its own name to 127.0.0.1 (DNS rebinding) sends its own Host.
+    if (req.headers.host !== new URL(origin).host) throw new HttpError(403, 'wrong host');
+    const url = new URL(req.url ?? '/', origin);
+    if (!authorized(url)) throw new HttpError(403, 'this page needs the token of its URL (the one `got review --web` printed)');
+    const at = `${req.method} ${url.pathname}`;
+    if (at === 'GET /') {
+      const nonce = randomBytes(16).toString('base64');
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        // Nothing but this page's own script and styles runs; it talks to this server only; the token stays here.
+        'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+        'referrer-policy': 'no-referrer',
+        'x-content-type-options': 'nosniff',
+      });
+      res.end(workspacePage(o.workflowId, nonce));
+    } else if (at === 'GET /api/state') json(res, 200, await workspaceState(handle));
+    else if (at === 'POST /api/decide') {
+      const decisions = parsed(ReviewDecisions, await bodyOf(req));
+      try {
+        json(res, 200, await sendDecisions(handle, decisions));
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError) throw new HttpError(409, error.cause?.message ?? error.message);
+        throw error;
+      }
+    } else if (at === 'POST /api/steer') {
+      const steer = parsed(SteerRequest, await bodyOf(req));
+      try {
+        json(res, 200, await steerRun(handle, steer));
+      } catch (error) {
+        if (error instanceof SteerRefusedError) throw new HttpError(409, error.message);
+        throw error;
+      }
+    } else throw new HttpError(404, `no ${at} here`);
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500;
+      if (!res.headersSent) json(res, status, { error: (error as Error).message });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: `${origin}/?token=${token}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

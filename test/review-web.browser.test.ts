@@ -1,0 +1,128 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryPendingReview } from '../src/client/review';
+import { resultOf, startRun } from '../src/client/runs';
+import { type ReviewWorkspace, startReviewWorkspace } from '../src/review-web/server';
+import type { PendingReview, RunRequestInput } from '../src/run/request';
+import { sortingTask } from '../src/tasks/sorting';
+import { launchBrowser } from './support/browser';
+import { ndaSamples } from './support/documents';
+import { type Harness, startHarness } from './support/harness';
+
+/**
+ * The review workspace (decision 101) in headless Chromium against a real run: a document merge that
+ * waits for a person's decisions. The reviewer opens the page, sees the merge beside its sources,
+ * decides every disagreement in the form, and the run finishes with those decisions.
+ */
+
+let h: Harness;
+let browser: Browser;
+
+beforeAll(async () => {
+  [h, browser] = await Promise.all([startHarness(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+const waitingMerge = (): RunRequestInput => ({
+  task: 'doc-merge',
+  problem: { documents: ndaSamples()[1]! },
+  scheme: 'io',
+  review: { decide: true },
+});
+
+async function until<T>(probe: () => Promise<T | null | undefined>, what: string): Promise<T> {
+  for (let waited = 0; ; waited += 100) {
+    const value = await probe();
+    if (value) return value;
+    if (waited > 60_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('the review workspace', () => {
+  let workspace: ReviewWorkspace | undefined;
+  afterAll(async () => workspace?.close());
+
+  it('lets a reviewer decide every disagreement in the browser; the run finishes with the decisions', async () => {
+    const handle = await startRun(h.client, waitingMerge(), { taskQueue: h.taskQueue });
+    workspace = await startReviewWorkspace({ client: h.client, workflowId: handle.workflowId });
+    expect(new URL(workspace.url).hostname).toBe('127.0.0.1');
+
+    // Without its token, or with another, the workspace answers nothing about the run.
+    const bare = workspace.url.replace(/\?token=.*/, '');
+    for (const url of [bare, `${bare}?token=wrong`, `${bare}api/state`, `${bare}api/state?token=x`]) {
+      const response = await fetch(url);
+      expect(response.status, url).toBe(403);
+      expect(await response.text()).not.toContain('AGREEMENT');
+    }
+    const refused = await fetch(workspace.url.replace('/?', '/api/decide?'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"decisions":[{"id":"d1"}]}',
+    });
+    expect(refused.status).toBe(400);
+
+    const pending: PendingReview = await until(() => queryPendingReview(handle), 'the run to wait for decisions');
+    expect(pending.disagreements.length).toBeGreaterThan(0);
+
+    const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(workspace.url);
+    await page.locator('#decide fieldset').first().waitFor();
+    expect(await page.locator('#decide fieldset').count()).toBe(pending.disagreements.length);
+    // The merge beside its sources, as the .html output shows it.
+    expect(await page.locator('#review .merge-review .doc .sources').count()).toBeGreaterThan(3);
+    expect(await page.locator('#status').textContent()).toContain('waiting for your decisions');
+
+    // The last source's value for each disagreement; the first one written by hand.
+    const chosen = pending.disagreements.map((d, i) => (i === 0 ? { id: d.id, text: 'Ruritania' } : { id: d.id, value: d.values.at(-1)! }));
+    for (const c of chosen) {
+      const row = page.locator(`#decide fieldset[data-id="${c.id}"]`);
+      if ('text' in c) await row.locator('input.other').fill(c.text);
+      else await row.locator(`input[type=radio][value="doc:${c.value.document}"]`).check();
+    }
+    await page.locator('#send').click();
+    await page.locator('#sent', { hasText: `Sent ${chosen.length} decision(s)` }).waitFor();
+
+    const result = await resultOf(handle);
+    expect(result.grs.review?.decisions).toEqual(
+      chosen.map((c) => ('text' in c ? { id: c.id, choose: { text: c.text } } : { id: c.id, choose: { document: c.value.document } })),
+    );
+    // The page shows the run's end and the decided merge without a reload.
+    await page.locator('#status', { hasText: 'completed' }).waitFor();
+    expect(await page.locator('#review').textContent()).toContain('Ruritania');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('pauses and resumes a running run from its page, each steer recorded as asked by the web review', async () => {
+    const slow = await startHarness({ llm: { latencyMs: 1500 } });
+    const handle = await startRun(
+      slow.client,
+      { task: 'sorting', problem: sortingTask.generateProblem(64, 3), goo: sortingTask.schemes.got!({ size: 64 }) },
+      { taskQueue: slow.taskQueue },
+    );
+    const space = await startReviewWorkspace({ client: slow.client, workflowId: handle.workflowId });
+    const page = await browser.newPage();
+    try {
+      await page.goto(space.url);
+      await page.locator('#status', { hasText: 'running' }).waitFor();
+      await page.locator('#pause:not([hidden])').click();
+      await page.locator('#status', { hasText: 'paused: no new LLM call starts' }).waitFor();
+      expect(await page.locator('#steering').textContent()).toContain('paused: no new LLM call starts until it is resumed by web review');
+      await page.locator('#resume:not([hidden])').click();
+      await page.locator('#status', { hasText: 'completed' }).waitFor({ timeout: 60_000 });
+      const result = await resultOf(handle);
+      expect(result.grs.steering?.map((e) => `${e.action} by ${e.by}`)).toEqual(['pause by web review', 'resume by web review']);
+    } finally {
+      await page.close();
+      await space.close();
+      await slow.close();
+    }
+  }, 120_000);
+});
