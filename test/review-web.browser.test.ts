@@ -80,7 +80,10 @@ describe('the review workspace', () => {
     expect(await page.locator('#status').textContent()).toContain('waiting for your decisions');
 
     // The last source's value for each disagreement; the first one written by hand.
-    const chosen = pending.disagreements.map((d, i) => (i === 0 ? { id: d.id, text: 'Ruritania' } : { id: d.id, value: d.values.at(-1)! }));
+    type Choice = { id: string; text: string } | { id: string; value: PendingReview['disagreements'][number]['values'][number] };
+    const chosen = pending.disagreements.map(
+      (d, i): Choice => (i === 0 ? { id: d.id, text: 'Ruritania' } : { id: d.id, value: d.values.at(-1)! }),
+    );
     for (const c of chosen) {
       const row = page.locator(`#decide fieldset[data-id="${c.id}"]`);
       if ('text' in c) await row.locator('input.other').fill(c.text);
