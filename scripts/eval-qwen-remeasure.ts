@@ -46,7 +46,7 @@ export function remeasured(folder: string): Map<string, Remeasured> {
 function rejoined(result: RunResult, problem: { documents: string[] }): string | undefined {
   const thoughts = new Map(result.grs.thoughts.map((t) => [t.id, t]));
   const join = result.best && thoughts.get(result.best.id);
-  if (!join || join.state.joined !== true) return undefined;
+  if (join?.state.joined !== true) return undefined;
   const states = join.parents.map((p) => thoughts.get(p)?.state).filter((s): s is Thought['state'] => s !== undefined && isGroupState(s));
   return joinGroups(states as never, problem);
 }
