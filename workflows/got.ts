@@ -86,7 +86,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
       ? {
           ...progressOf(run.ctx.grs, run.ctx.graph, run.scheduler.running, humans.awaiting, run.ctx.elsewhere.running),
           ...(reviewing.awaiting ? { awaitingReview: true } : {}),
-          ...(steering.holds ? { paused: true } : {}),
+          ...(steering.isPaused ? { paused: true } : {}),
         }
       : preparingProgress(input),
   );

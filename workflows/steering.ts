@@ -1,4 +1,4 @@
-import { setHandler } from '@temporalio/workflow';
+import { setHandler, sleep } from '@temporalio/workflow';
 import { readSteer } from '../src/steering/read';
 import { steeringRefusal } from '../src/steering/refusal';
 import type { SteerOutcome, SteerRequest } from '../src/steering/types';
@@ -13,7 +13,10 @@ import { steerUpdate } from './definitions';
  * check (`budget`). Accepted steers are GRS facts, so a replay sees them at the same point.
  */
 export class RunSteering {
+  /** As the person last asked: what steers are checked against and what progress shows. */
   private paused = false;
+  /** Whether new calls wait now: set with a pause at once, cleared a workflow task after a resume. */
+  private holding = false;
   private changedBudget?: SteerOutcome['budget'];
   private ctx?: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged'>;
   private graphDone = false;
@@ -31,10 +34,16 @@ export class RunSteering {
   finishGraph(): void {
     this.graphDone = true;
     this.paused = false;
+    this.holding = false;
   }
 
   /** New LLM calls wait while this is true. */
   get holds(): boolean {
+    return this.holding;
+  }
+
+  /** A person paused the run and has not resumed it. */
+  get isPaused(): boolean {
     return this.paused;
   }
 
@@ -64,9 +73,17 @@ export class RunSteering {
 
   private accept(input: SteerRequest): SteerOutcome {
     const { steer } = readSteer(input) as { steer: SteerRequest };
-    if (steer.action === 'pause') this.paused = true;
-    else if (steer.action === 'resume') this.paused = false;
-    else this.changedBudget = { ...this.changedBudget, ...steer.budget };
+    if (steer.action === 'pause') this.paused = this.holding = true;
+    else if (steer.action === 'resume') {
+      this.paused = false;
+      // Calls start again in the next workflow task, not in this one: here the update's completion and
+      // the calls' commands would come in an order set by how many promise steps the handler's
+      // interceptors take (a traced worker's take more), and a replay on the other kind of worker
+      // would find them swapped. A timer's command comes before the completion on every worker.
+      void sleep(1).then(() => {
+        if (!this.paused) this.holding = false;
+      });
+    } else this.changedBudget = { ...this.changedBudget, ...steer.budget };
     this.ctx!.grs.steered({ ...steer, at: Date.now() });
     this.ctx!.progressChanged();
     const budget = this.budget(this.ctx!.request);
