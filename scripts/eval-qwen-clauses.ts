@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { renderFigure } from '../src/eval/figure';
 import { type EvalRow, ResultJournal } from '../src/eval/results';
+import { rejudged } from './eval-qwen-rejudge';
 import { remeasured } from './eval-qwen-remeasure';
 
 /** The cells compared, by folder, and the schemes of each (a folder may hold two). */
@@ -22,23 +23,26 @@ const CELLS: { folder: string; label: (scheme: string) => string }[] = [
 
 interface Series {
   label: string;
-  rows: EvalRow[];
+  rows: (EvalRow & { rejudged?: number })[];
 }
 
 const finished = (r: EvalRow) => r.status === 'completed' || r.status === 'noAnswer';
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
 
 function series(dir: string): Series[] {
-  const out = new Map<string, EvalRow[]>();
+  const out = new Map<string, Series['rows']>();
   for (const { folder, label } of CELLS) {
     const file = join(dir, folder, 'runs.jsonl');
     if (!existsSync(file)) continue;
     const latest = new Map(new ResultJournal(file).read().map((r) => [`${r.scheme}/${r.sample}`, r]));
     // The review's measures as the current code takes them, where the runs were measured anew.
     const again = remeasured(join(dir, folder));
+    const judged = rejudged(join(dir, folder));
     for (const r of latest.values()) {
       const { workflowId: _, measures: __, rejoined: ___, ...measures } = again.get(r.workflowId) ?? { workflowId: '', measures: 0 };
-      if (finished(r)) out.set(label(r.scheme), [...(out.get(label(r.scheme)) ?? []), { ...r, ...measures }]);
+      const fresh = judged.get(r.workflowId);
+      if (finished(r))
+        out.set(label(r.scheme), [...(out.get(label(r.scheme)) ?? []), { ...r, ...measures, ...(fresh ? { rejudged: fresh.score } : {}) }]);
     }
   }
   return [...out].map(([label, rows]) => ({ label, rows }));
@@ -47,6 +51,12 @@ function series(dir: string): Series[] {
 const fmt = (x: number, digits: number, suffix = '') => (Number.isFinite(x) ? `${x.toFixed(digits)}${suffix}` : '–');
 const measured = (rows: EvalRow[], key: 'kept' | 'setAside' | 'repeated' | 'unsupported' | 'undecided') =>
   rows.flatMap((r) => (typeof r[key] === 'number' ? [r[key] as number] : []));
+
+/** The mean of the fresh judge's scores (scripts/eval-qwen-rejudge.ts) over the runs that have one, and how many. */
+function afresh(rows: (EvalRow & { rejudged?: number })[]): string {
+  const fresh = rows.flatMap((r) => (r.rejudged !== undefined ? [r.rejudged] : []));
+  return fresh.length ? `${fmt(mean(fresh), 2)} (${fresh.length})` : '–';
+}
 
 /** The share of the prompt tokens the server took from its cache, over the runs that recorded it (since session 20). */
 function cacheShare(rows: EvalRow[]): string {
@@ -65,10 +75,10 @@ export async function clauseComparison(dir: string): Promise<string> {
   const common = new Set(all.filter((s) => s.label.startsWith('clauses')).flatMap((s) => s.rows.map((r) => r.sample)));
   const rows = [...common].sort((a, b) => Number(a) - Number(b));
   const lines = [
-    `Rows: ${rows.length ? rows.join(', ') : 'none yet'}, those the clause merge has finished; each scheme's means are over those of them it has finished (its runs). Row by row, all schemes: ${rows.filter((r) => all.every((s) => s.rows.some((x) => x.sample === r))).join(', ') || 'none'}. The review's measures are decision 99's: runs made before it were measured anew from their histories (\`scripts/eval-qwen-remeasure.ts\`); "joined anew" rows keep the judge's score, tokens and wall time of their run, whose merge was joined by decision 97's code.`,
+    `Rows: ${rows.length ? rows.join(', ') : 'none yet'}, those the clause merge has finished; each scheme's means are over those of them it has finished (its runs). Row by row, all schemes: ${rows.filter((r) => all.every((s) => s.rows.some((x) => x.sample === r))).join(', ') || 'none'}. The review's measures are decision 99's: runs made before it were measured anew from their histories (\`scripts/eval-qwen-remeasure.ts\`); "joined anew" rows keep the judge's score, tokens and wall time of their run, whose merge was joined by decision 97's code. "Judge afresh": one new judge call (3 samples) on each run's final merge (\`scripts/eval-qwen-rejudge.ts\`); a GoT or ToT run's own score is the judge's score of the thought it kept because the judge scored it highest, which noise in the judge lifts.`,
     '',
-    '| scheme | runs | sources kept | kept or set aside for review | repeated clauses | unsupported | undecided disagreements | judge | tokens (in / out) | prompt tokens from the cache | wall |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scheme | runs | sources kept | kept or set aside for review | repeated clauses | unsupported | undecided disagreements | judge (its own score) | judge afresh (runs) | tokens (in / out) | prompt tokens from the cache | wall |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const points: { scheme: string; measure: string; value: number }[] = [];
   for (const s of all) {
@@ -77,11 +87,13 @@ export async function clauseComparison(dir: string): Promise<string> {
     const kept = mean(measured(on, 'kept'));
     const judge = mean(on.map((r) => r.score ?? 0));
     lines.push(
-      `| ${s.label} | ${on.length} | ${fmt(100 * kept, 1, '%')} | ${fmt(100 * (kept + mean(measured(on, 'setAside'))), 1, '%')} | ${fmt(mean(measured(on, 'repeated')), 1)} | ${fmt(100 * mean(measured(on, 'unsupported')), 1, '%')} | ${fmt(mean(measured(on, 'undecided')), 1)} | ${fmt(judge, 2)} | ${Math.round(mean(on.map((r) => r.promptTokens)))} / ${Math.round(mean(on.map((r) => r.completionTokens)))} | ${cacheShare(on)} | ${fmt(mean(on.map((r) => r.wallMs)) / 1000, 0, ' s')} |`,
+      `| ${s.label} | ${on.length} | ${fmt(100 * kept, 1, '%')} | ${fmt(100 * (kept + mean(measured(on, 'setAside'))), 1, '%')} | ${fmt(mean(measured(on, 'repeated')), 1)} | ${fmt(100 * mean(measured(on, 'unsupported')), 1, '%')} | ${fmt(mean(measured(on, 'undecided')), 1)} | ${fmt(judge, 2)} | ${afresh(on)} | ${Math.round(mean(on.map((r) => r.promptTokens)))} / ${Math.round(mean(on.map((r) => r.completionTokens)))} | ${cacheShare(on)} | ${fmt(mean(on.map((r) => r.wallMs)) / 1000, 0, ' s')} |`,
     );
+    const fresh = on.flatMap((r) => (r.rejudged !== undefined ? [r.rejudged] : []));
     points.push(
       { scheme: s.label, measure: 'sources kept (0-10)', value: 10 * kept },
-      { scheme: s.label, measure: 'judge (0-10)', value: judge },
+      { scheme: s.label, measure: 'judge, its own score (0-10)', value: judge },
+      ...(fresh.length ? [{ scheme: s.label, measure: 'judge afresh (0-10)', value: mean(fresh) }] : []),
     );
   }
   if (points.length) {
