@@ -48,7 +48,7 @@ export async function reviewCommand(workflowId: string, o: ReviewOptions, log: (
 
 /**
  * `got review <workflowId> --web`: the review workspace for the run, on 127.0.0.1 behind a token,
- * served until the run closes (and a little after, for the page to show the end) or Ctrl-C.
+ * served until Ctrl-C (a finished run's merge stays readable there); says when the run closes.
  */
 async function reviewInBrowser(workflowId: string, o: ReviewOptions, log: (line: string) => void): Promise<void> {
   const port = o.port === undefined ? 0 : Number(o.port);
@@ -56,20 +56,21 @@ async function reviewInBrowser(workflowId: string, o: ReviewOptions, log: (line:
     throw new ValidationError('options', [{ path: '--port', message: `expected a port number, got ${JSON.stringify(o.port)}` }]);
   await withCliClient(log, async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
-    await handle.describe();
+    const open = (await handle.describe()).status.name === 'RUNNING';
     const workspace = await startReviewWorkspace({ client, workflowId, port });
     log(`Review ${workflowId} in your browser: ${workspace.url}`);
     log('Only this machine can open it, and only with its token. Ctrl-C stops serving it.');
-    const interrupted = new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
-    const closed = (async () => {
-      while ((await handle.describe()).status.name === 'RUNNING') await sleep(2000);
-      await sleep(CLOSED_GRACE_MS);
-    })();
-    await Promise.race([interrupted, closed]);
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    if (open)
+      void (async () => {
+        while ((await handle.describe()).status.name === 'RUNNING') await sleep(2000);
+        log(`${workflowId} has closed; its page shows the end. Ctrl-C stops serving it.`);
+      })().catch(() => undefined);
+    await stopped;
     await workspace.close();
     log(`Stopped serving the review of ${workflowId}.`);
   });
 }
-
-/** How long the page stays served after the run closed: its next reading shows the end. */
-const CLOSED_GRACE_MS = 5000;
