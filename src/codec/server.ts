@@ -7,12 +7,12 @@
  * answered in the same shape. The UI sends the namespace in `X-Namespace` (one keyring serves all
  * namespaces here) and, when configured to, the user's `Authorization` header.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ExternalStorage, Payload, PayloadCodec } from '@temporalio/common';
 import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 import proto from '@temporalio/proto';
+import { HttpError, readBody, sameSecret } from '../util/http';
 import { codecFromEnv, dataConverterFromEnv } from './data-converter';
 import { CODEC_KEYS_ENV } from './keys';
 
@@ -51,15 +51,6 @@ export interface CodecServer {
   close(): Promise<void>;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** The codec server's options from the environment: keys from GOT_CODEC_KEYS, the store from GOT_STORE (one of them needed), GOT_CODEC_CORS_ORIGINS, GOT_CODEC_AUTH. */
 export function codecServerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<CodecServerOptions, 'port' | 'host' | 'log'> {
   const codec = codecFromEnv(env);
@@ -79,20 +70,6 @@ export function codecServerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env):
     corsOrigins: origins?.length ? origins : DEFAULT_CORS_ORIGINS,
     ...(authorization ? { authorization } : {}),
   };
-}
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-const sameSecret = (given: string | undefined, expected: string) => given !== undefined && timingSafeEqual(digest(given), digest(expected));
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `request body larger than ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parsePayloads(raw: string): Payload[] {
@@ -163,7 +140,7 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
     if (o.authorization !== undefined && !sameSecret(req.headers.authorization, o.authorization)) {
       throw new HttpError(401, 'missing or wrong Authorization header');
     }
-    const payloads = parsePayloads(await readBody(req));
+    const payloads = parsePayloads(await readBody(req, MAX_BODY_BYTES));
     let out: Payload[];
     try {
       out = action === 'encode' ? await encode(payloads) : await decode(payloads);

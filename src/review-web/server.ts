@@ -1,12 +1,15 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { z } from 'zod';
 import { sendDecisions } from '../client/review';
 import { SteerRefusedError, steerRun } from '../client/steer';
+import { zodIssues } from '../goo/validate';
 import { ReviewDecisions } from '../run/request';
 import { SteerRequest } from '../steering/types';
+import { HttpError, readBody, sameSecret } from '../util/http';
 import { workspacePage } from './page';
 import { workspaceState } from './state';
 
@@ -26,15 +29,6 @@ export interface ReviewWorkspace {
   close(): Promise<void>;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
@@ -43,44 +37,29 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 async function bodyOf(req: IncomingMessage): Promise<unknown> {
   if (!/^application\/json\b/.test(req.headers['content-type'] ?? ''))
     throw new HttpError(415, 'send JSON (content-type: application/json)');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
+  const raw = await readBody(req, MAX_BODY_BYTES);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(raw);
   } catch {
     throw new HttpError(400, 'the body is not JSON');
   }
 }
 
-/** The first problem of a zod parse, as "path: message". */
-function parsed<T>(
-  schema: {
-    safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
-  },
-  value: unknown,
-): T {
+/** The body checked by the contract's schema; the first offending field named in the 400. */
+function parsed<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw new HttpError(400, `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`);
+  const [issue] = zodIssues(result.error);
+  throw new HttpError(400, `${issue!.path || '(body)'}: ${issue!.message}`);
 }
 
 /** Serves the workspace of one run until `close`; `port` 0 (the default) takes a free one. */
 export async function startReviewWorkspace(o: { client: Client; workflowId: string; port?: number }): Promise<ReviewWorkspace> {
   const token = randomBytes(24).toString('base64url');
-  const expected = Buffer.from(token);
   const handle = o.client.workflow.getHandle(o.workflowId);
   let origin = '';
 
-  const authorized = (url: URL) => {
-    const given = Buffer.from(url.searchParams.get('token') ?? '');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
+  const authorized = (url: URL) => sameSecret(url.searchParams.get('token'), token);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A page of another site resolving its own name to 127.0.0.1 (DNS rebinding) sends its own Host.
