@@ -375,18 +375,27 @@ export class SourceIndex {
    * 0 for a text of no known words.
    */
   coverage(text: string): number {
-    const { ranked, mass } = this.covering(text);
-    return mass ? (ranked[0]?.mass ?? 0) / mass : 0;
+    return this.related(text).reduce((best, c) => Math.max(best, c.share), 0);
   }
 
-  /** Every indexed clause covering at least `floor` of a text (as `coverage` measures), best first. */
-  coveredBy(text: string, floor: number): { document: number; clause: number; share: number }[] {
-    const { ranked, mass } = this.covering(text);
-    const out: { document: number; clause: number; share: number }[] = [];
-    for (const c of ranked) {
-      if (!mass || c.mass / mass < floor) break;
-      for (let o = this.firstOccurrence[c.sentence]!; o !== -1; o = this.nextOccurrence[o]!)
-        out.push({ document: this.occurrenceDocument[o]!, clause: this.occurrenceClause[o]!, share: Math.min(1, c.mass / mass) });
+  /**
+   * Every indexed clause alike a text by either measure: cosine similarity reaching `similarity`, or
+   * holding at least `share` of it (as `coverage` measures); both measures of each, from one pass.
+   */
+  alike(
+    text: string,
+    floors: { similarity: number; share: number },
+  ): { document: number; clause: number; similarity: number; share: number }[] {
+    const out: { document: number; clause: number; similarity: number; share: number }[] = [];
+    for (const { sentence, similarity, share } of this.related(text)) {
+      if (similarity < floors.similarity && share < floors.share) continue;
+      for (let o = this.firstOccurrence[sentence]!; o !== -1; o = this.nextOccurrence[o]!)
+        out.push({
+          document: this.occurrenceDocument[o]!,
+          clause: this.occurrenceClause[o]!,
+          similarity: Math.min(1, similarity),
+          share: Math.min(1, share),
+        });
     }
     return out;
   }
@@ -396,54 +405,30 @@ export class SourceIndex {
    * of a few words at least, holding `COVERED_SHARE` of it (the text copied into a longer sentence).
    */
   says(text: string): boolean {
-    if ((this.match(text)[0]?.similarity ?? 0) >= SUPPORTED_SIMILARITY) return true;
-    return wordCount(text) >= MIN_COVERED_WORDS && this.coverage(text) >= COVERED_SHARE;
-  }
-
-  /** The candidates of a text with the query features each has and their squared weight, most first. */
-  private covering(text: string): { ranked: { sentence: number; mass: number }[]; mass: number } {
-    const f = this.vocabulary.features(text, false);
-    const q = f.ids.map((id, i) => f.raw[i]! * this.idf[id]!);
-    let mass = (f.unknown * this.unknownIdf) ** 2;
-    for (const w of q) mass += w * w;
-    if (mass === 0 || f.ids.length === 0) return { ranked: [], mass: 0 };
-    const ranked = this.candidates(f.ids, q)
-      .map((sentence) => {
-        const shared = this.sharedIndices(sentence, f.ids);
-        return { sentence, mass: shared.reduce((sum, i) => sum + q[i]! ** 2, 0) };
-      })
-      .sort((a, b) => b.mass - a.mass || a.sentence - b.sentence);
-    return { ranked, mass };
+    const byShare = wordCount(text) >= MIN_COVERED_WORDS;
+    return this.related(text).some((c) => c.similarity >= SUPPORTED_SIMILARITY || (byShare && c.share >= COVERED_SHARE));
   }
 
   /** The candidate sentences for a text with their exact cosine similarity, best first. */
   private scored(text: string): { sentence: number; similarity: number }[] {
-    const f = this.vocabulary.features(text, false);
-    const q = f.ids.map((id, i) => f.raw[i]! * this.idf[id]!);
-    let qNorm = (f.unknown * this.unknownIdf) ** 2;
-    for (const w of q) qNorm += w * w;
-    qNorm = Math.sqrt(qNorm);
-    if (qNorm === 0 || f.ids.length === 0) return [];
-    return this.candidates(f.ids, q)
-      .map((sentence) => ({ sentence, similarity: this.dot(sentence, f.ids, q) / (qNorm * this.norms[sentence]!) }))
-      .sort((a, b) => b.similarity - a.similarity || a.sentence - b.sentence);
+    return this.related(text).sort((a, b) => b.similarity - a.similarity || a.sentence - b.sentence);
   }
 
-  /** Which of the query's features (indices into `ids`, ascending) a sentence has. */
-  private sharedIndices(sentence: number, ids: readonly number[]): number[] {
-    const out: number[] = [];
-    const end = this.featureStart[sentence + 1]!;
-    for (let i = 0, j = this.featureStart[sentence]!; i < ids.length && j < end; ) {
-      const a = ids[i]!;
-      const b = this.featureId[j]!;
-      if (a === b) {
-        out.push(i);
-        i++;
-        j++;
-      } else if (a < b) i++;
-      else j++;
-    }
-    return out;
+  /**
+   * The candidate sentences for a text (unordered), each with its cosine similarity and the share of
+   * the text's squared feature weight it has: both from one walk over their common features.
+   */
+  private related(text: string): { sentence: number; similarity: number; share: number }[] {
+    const f = this.vocabulary.features(text, false);
+    const q = f.ids.map((id, i) => f.raw[i]! * this.idf[id]!);
+    let mass = (f.unknown * this.unknownIdf) ** 2;
+    for (const w of q) mass += w * w;
+    const qNorm = Math.sqrt(mass);
+    if (qNorm === 0 || f.ids.length === 0) return [];
+    return this.candidates(f.ids, q).map((sentence) => {
+      const { dot, shared } = this.overlap(sentence, f.ids, q);
+      return { sentence, similarity: dot / (qNorm * this.norms[sentence]!), share: shared / mass };
+    });
   }
 
   /**
@@ -481,18 +466,25 @@ export class SourceIndex {
     return found.slice(0, CANDIDATES).map((c) => c.sentence);
   }
 
-  /** The exact dot product of a sentence with the query (both feature lists ascending). */
-  private dot(sentence: number, ids: readonly number[], q: readonly number[]): number {
-    let sum = 0;
+  /**
+   * The exact dot product of a sentence with the query, and the squared weight of the query's
+   * features the sentence has (both feature lists ascending).
+   */
+  private overlap(sentence: number, ids: readonly number[], q: readonly number[]): { dot: number; shared: number } {
+    let dot = 0;
+    let shared = 0;
     const end = this.featureStart[sentence + 1]!;
     for (let i = 0, j = this.featureStart[sentence]!; i < ids.length && j < end; ) {
       const a = ids[i]!;
       const b = this.featureId[j]!;
-      if (a === b) sum += q[i++]! * this.featureWeight[j++]!;
-      else if (a < b) i++;
+      if (a === b) {
+        dot += q[i]! * this.featureWeight[j++]!;
+        shared += q[i]! ** 2;
+        i++;
+      } else if (a < b) i++;
       else j++;
     }
-    return sum;
+    return { dot, shared };
   }
 
   /** The title of the source's section holding `at`: its numbered or headed section, else the clause's own heading. */

@@ -37,14 +37,15 @@ function clausesOf(text: string) {
 function sayersOf({ units, index, distinctions }: ReturnType<typeof clausesOf>, at: number): Set<number> {
   const text = units[at]!.text;
   const mine = distinctions[at]!.split(' ').filter(Boolean);
+  // Held whole counts only for a clause of a few words (as for what a merge keeps).
+  const share = wordCount(text) >= MIN_COVERED_WORDS ? REPEAT_COVERAGE : Number.POSITIVE_INFINITY;
   const out = new Set<number>();
-  for (const m of index.matchAll(text, REPEAT_SIMILARITY))
-    if (m.document !== at && distinctions[m.document] === distinctions[at]) out.add(m.document);
-  if (wordCount(text) >= MIN_COVERED_WORDS)
-    for (const m of index.coveredBy(text, REPEAT_COVERAGE)) {
-      const theirs = distinctions[m.document]!.split(' ');
-      if (m.document !== at && mine.every((d) => theirs.includes(d))) out.add(m.document);
-    }
+  for (const m of index.alike(text, { similarity: REPEAT_SIMILARITY, share })) {
+    if (m.document === at) continue;
+    const theirs = distinctions[m.document]!;
+    if (m.similarity >= REPEAT_SIMILARITY && theirs === distinctions[at]) out.add(m.document);
+    else if (m.share >= share && mine.every((d) => theirs.split(' ').includes(d))) out.add(m.document);
+  }
   return out;
 }
 
