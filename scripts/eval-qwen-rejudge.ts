@@ -11,14 +11,14 @@
  * the dev server holding the runs):
  *   OPENAI_BASE_URL=http://127.0.0.1:8011/v1 npx tsx scripts/eval-qwen-rejudge.ts <cell folder>...
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { withCliClient } from '../src/cli/cli-client';
 import { ResultJournal } from '../src/eval/results';
 import type { RunResult } from '../src/run/request';
-import { parseDocMergeCsv } from '../src/tasks/doc-merge/dataset';
 import { docMergeTask } from '../src/tasks/doc-merge/index';
+import { linesByRun, ndaProblems } from './eval-qwen-runs';
 
 export const REJUDGED_FILE = 'rejudged.jsonl';
 const SAMPLES = Number(process.env.SAMPLES ?? 3);
@@ -35,18 +35,12 @@ export interface Rejudged {
 }
 
 /** A cell's fresh judge scores by workflow id. */
-export function rejudged(folder: string): Map<string, Rejudged> {
-  const file = join(folder, REJUDGED_FILE);
-  if (!existsSync(file)) return new Map();
-  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  return new Map(lines.map((l) => JSON.parse(l) as Rejudged).map((r) => [r.workflowId, r]));
-}
+export const rejudged = (folder: string): Map<string, Rejudged> => linesByRun<Rejudged>(folder, REJUDGED_FILE);
 
 async function main(): Promise<void> {
   const folders = process.argv.slice(2);
   if (!folders.length) throw new Error('usage: eval-qwen-rejudge.ts <cell folder>...');
-  const dataset = process.env.DATASET ?? join(import.meta.dirname, '..', '..', 'shared', 'data', 'got-examples', 'documents.csv');
-  const problems = new Map(parseDocMergeCsv(readFileSync(dataset, 'utf8')).map((s) => [s.id, s.problem]));
+  const { problems } = ndaProblems();
   const llm = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY ?? 'local' });
   const model = (await llm.models.list()).data[0]!.id;
   const judge = docMergeTask.llmScorers!.judge!;

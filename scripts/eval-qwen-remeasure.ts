@@ -12,7 +12,7 @@
  *
  * Run: `npx tsx scripts/eval-qwen-remeasure.ts [--rejoin] <cell folder>...` (the dev server running).
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withCliClient } from '../src/cli/cli-client';
 import { reviewMerge } from '../src/documents/review';
@@ -22,7 +22,7 @@ import type { Thought } from '../src/grs/types';
 import type { RunResult } from '../src/run/request';
 import { joinGroups } from '../src/tasks/doc-merge/clause-groups/scheme';
 import { isGroupState } from '../src/tasks/doc-merge/clause-groups/task';
-import { parseDocMergeCsv } from '../src/tasks/doc-merge/dataset';
+import { linesByRun, ndaProblems } from './eval-qwen-runs';
 
 /** The decision whose measures these are: a line of another is measured again. */
 export const MEASURES = 99;
@@ -35,12 +35,7 @@ export interface Remeasured extends ReviewMeasures {
 }
 
 /** A cell's measured-anew lines by workflow id (the latest per run). */
-export function remeasured(folder: string): Map<string, Remeasured> {
-  const file = join(folder, REMEASURED_FILE);
-  if (!existsSync(file)) return new Map();
-  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  return new Map(lines.map((l) => JSON.parse(l) as Remeasured).map((r) => [r.workflowId, r]));
-}
+export const remeasured = (folder: string): Map<string, Remeasured> => linesByRun<Remeasured>(folder, REMEASURED_FILE);
 
 /** The merge the run's join would give now: its group clauses joined by the current code. */
 function rejoined(result: RunResult, problem: { documents: string[] }): string | undefined {
@@ -56,8 +51,7 @@ async function main(): Promise<void> {
   const rejoin = args.includes('--rejoin');
   const folders = args.filter((a) => !a.startsWith('--'));
   if (!folders.length) throw new Error('usage: eval-qwen-remeasure.ts [--rejoin] <cell folder>...');
-  const dataset = process.env.DATASET ?? join(import.meta.dirname, '..', '..', 'shared', 'data', 'got-examples', 'documents.csv');
-  const problems = new Map(parseDocMergeCsv(readFileSync(dataset, 'utf8')).map((s) => [s.id, s.problem]));
+  const { file: dataset, problems } = ndaProblems();
   await withCliClient(console.log, async ({ client }) => {
     for (const folder of folders) {
       const done = remeasured(folder);

@@ -1,21 +1,15 @@
-import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { describe, expect, inject, it } from 'vitest';
-
-const run = promisify(execFile);
-const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GOT_')));
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+import { got, gotInBackground } from './support/cli';
 
 describe('a run whose terminal died', () => {
   it('is joined by its command run again with the same id, and finishes once', async () => {
     const address = inject('temporalAddress');
-    const env = { ...inherited, TEMPORAL_ADDRESS: address, OPENAI_BASE_URL: '' };
+    const env = { TEMPORAL_ADDRESS: address, OPENAI_BASE_URL: '' };
     const workflowId = `got-join-${randomUUID().slice(0, 8)}`;
     // Slow enough (GoT sorting-32 at 400 ms a call) to be killed mid-run.
     const args = [
-      ...CLI,
       'run',
       '--llm',
       'sim',
@@ -30,18 +24,10 @@ describe('a run whose terminal died', () => {
       '--json',
       '--no-progress',
     ];
-    const first = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let said = '';
-    await new Promise<void>((resolve, reject) => {
-      first.stderr!.on('data', (chunk: Buffer) => {
-        said += chunk.toString();
-        if (said.includes(`Started ${workflowId}`)) resolve();
-      });
-      first.once('exit', (code) => reject(new Error(`the first command exited (${code}) before starting the run: ${said}`)));
-    });
+    const first = await gotInBackground(args, env, `Started ${workflowId}`);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await first.exited;
     // Nothing serves the run now; the command run again comes later than a clock's leeway.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
 
@@ -51,7 +37,8 @@ describe('a run whose terminal died', () => {
       const before = await client.workflow.getHandle(workflowId).describe();
       expect(before.status.name).toBe('RUNNING');
 
-      const { stdout, stderr } = await run(process.execPath, args, { env });
+      const { code, stdout, stderr } = await got(args, env);
+      expect(code, stderr).toBe(0);
       expect(stderr).toContain(`Joined ${workflowId}, open since`);
       expect(JSON.parse(stdout)).toMatchObject({ status: 'answered', workflowId });
       // The same execution finished: no second run was started under the id.

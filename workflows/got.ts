@@ -132,10 +132,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   };
   const scheduler = new Scheduler(ctx);
   run = { ctx, scheduler };
-  if (path.obeysSteering) {
-    ctx.slots.holdWhile(() => steering.holds);
-    steering.attach(ctx);
-  }
+  if (path.obeysSteering) steering.attach(ctx);
 
   let failure: OperationFailure | undefined;
   try {

@@ -25,9 +25,10 @@ export class RunSteering {
     setHandler(steerUpdate, (input) => this.accept(input), { validator: (input) => this.validate(input) });
   }
 
-  /** The run is ready to be steered: its request checked, its GRS started. */
-  attach(ctx: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged'>): void {
+  /** The run is ready to be steered: its request checked, its GRS started; its call slots hold new calls while paused. */
+  attach(ctx: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged' | 'slots'>): void {
     this.ctx = ctx;
+    ctx.slots.holdWhile(() => this.holding);
   }
 
   /** The graph is done: no LLM call is left to hold or to budget. */
@@ -35,11 +36,6 @@ export class RunSteering {
     this.graphDone = true;
     this.paused = false;
     this.holding = false;
-  }
-
-  /** New LLM calls wait while this is true. */
-  get holds(): boolean {
-    return this.holding;
   }
 
   /** A person paused the run and has not resumed it. */
@@ -72,6 +68,7 @@ export class RunSteering {
   }
 
   private accept(input: SteerRequest): SteerOutcome {
+    // Read again, not handed over from the validator: validators do not run when a history replays.
     const { steer } = readSteer(input) as { steer: SteerRequest };
     if (steer.action === 'pause') this.paused = this.holding = true;
     else if (steer.action === 'resume') {

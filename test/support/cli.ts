@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -24,4 +24,39 @@ export async function got(args: string[], env: Record<string, string>): Promise<
     const err = e as { code: number; stdout: string; stderr: string };
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
+}
+
+/** A CLI process left running in the background (`gotInBackground`). */
+export interface GotProcess {
+  child: ChildProcess;
+  /** What it has written so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Its exit code once it exits. */
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts the CLI in a process of its own with `env` added, and resolves once its stderr says `until`
+ * (e.g. `Started <id>`); rejects if it exits first.
+ */
+export async function gotInBackground(args: string[], env: Record<string, string>, until: string): Promise<GotProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes(until)) resolve();
+    });
+    void exited.then((code) => reject(new Error(`the command exited (${code}) before it said "${until}": ${stderr}`)));
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
