@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { readSentFiles } from '../src/documents/sent-files';
+import { withInstructions } from '../src/fork/prompt';
 import { tooManyParts } from '../src/goo/grow';
 import { ValidationError } from '../src/goo/validate';
 import type { LlmCall, ThoughtState } from '../src/grs/types';
@@ -35,9 +36,11 @@ import type {
 } from './llm-step';
 import { CallObservation } from './observe';
 import { MAX_KEPT_CHARS, parseAnswer } from './read-answer';
+import { recallParent } from './recall';
 import { readParts, type SplitResult, type SplitStep } from './split-step';
 
 export type * from './llm-step';
+export type * from './recall';
 export type * from './split-step';
 
 export interface ActivityDeps {
@@ -194,6 +197,9 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
   }
 
   return {
+    /** A fork's parent: its calls and thoughts, from its history (decision 102). */
+    recallParent,
+
     /** Checks a run request against its task and returns the problem's root thought. */
     async prepareRun(input: unknown): Promise<PreparedRun> {
       try {
@@ -240,7 +246,8 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
       const problem = await problemOf(step);
       const request: PromptRequest = { prompt: step.prompt, params: step.params, thoughts: step.thoughts, problem };
       const schema = step.llm.structuredOutput === 'auto' ? answerSchemaOf(task, request) : undefined;
-      const { completion, ...meta } = await complete(step, step.purpose, buildPrompt(task, request), schema);
+      const messages = withInstructions(buildPrompt(task, request), step.instructions);
+      const { completion, ...meta } = await complete(step, step.purpose, messages, schema);
       const asked = step.checks?.length ? step.checks : undefined;
       const answers = completion.texts.map((text, i) => {
         // Cached completions from before reasoning was kept have none.

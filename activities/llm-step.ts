@@ -32,6 +32,8 @@ export interface LlmStep extends ProblemField {
    * parsed, so a local Score, GroundTruth or validation step needs no step of its own.
    */
   checks?: LocalCheck[];
+  /** A reviewer's instructions for this step (a fork's, decision 102), added to its prompt. */
+  instructions?: string;
 }
 
 export type LocalCheck = 'score' | 'validate' | 'groundTruth';
@@ -54,6 +56,8 @@ export interface CallReport {
   finishedAt: number;
   /** Served from the response cache (usage and cost 0, or as recorded with `llm.cacheCosts: 'recorded'`). */
   cached?: boolean;
+  /** Not a call: a fork's step its parent made on the same inputs, answered with the parent's thoughts (decision 102). */
+  inherited?: boolean;
   /** The activity attempt that produced this result (1 unless faults were retried). */
   attempt: number;
   /** Why each earlier attempt failed, oldest first; absent when the first attempt succeeded. */

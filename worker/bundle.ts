@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import {
   type BuildManifest,
   freshness,
@@ -71,6 +72,13 @@ export function prebuiltWorkflowBundle(dir = WORKFLOW_BUNDLE_DIR, root = ROOT): 
 export function workflowCodeOption(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
   const codePath = prebuiltWorkflowBundle();
   return codePath ? { workflowBundle: { codePath } } : { workflowsPath: WORKFLOWS_PATH };
+}
+
+/** The Controller workflow's code, for reuse by several workers: the build's bundle when current, else bundled from source now. */
+export async function bundleGotWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  const codePath = prebuiltWorkflowBundle();
+  // The source map is inline in the code; the SDK's own bundler fills the old field with a note too.
+  return codePath ? { code: await readFile(codePath, 'utf8'), sourceMap: 'inline' } : bundleWorkflowsFromSource();
 }
 
 const quietBundlerLogger = {

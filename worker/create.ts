@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
@@ -13,7 +12,10 @@ import { LlmClient, type LlmEndpoint } from '../src/llm/client';
 import type { RateLimits } from '../src/llm/rate-limit';
 import type { LimitScope } from '../src/run/wire';
 import type { Tracing } from '../src/telemetry/traces';
-import { bundleWorkflowsFromSource, prebuiltWorkflowBundle, WORKFLOWS_PATH, workflowCodeOption } from './bundle';
+import { WORKFLOWS_PATH, workflowCodeOption } from './bundle';
+
+export { bundleGotWorkflows } from './bundle';
+
 import { withoutWorkflowStackTraces } from './stack-traces';
 
 export { WORKFLOWS_PATH };
@@ -55,13 +57,6 @@ export interface GotWorkerOptions {
    * activities use two cores.
    */
   workflowsInThisThread?: boolean;
-}
-
-/** The Controller workflow's code, for reuse by several workers: the build's bundle when current, else bundled from source now. */
-export async function bundleGotWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  const codePath = prebuiltWorkflowBundle();
-  // The source map is inline in the code; the SDK's own bundler fills the old field with a note too.
-  return codePath ? { code: await readFile(codePath, 'utf8'), sourceMap: 'inline' } : bundleWorkflowsFromSource();
 }
 
 /** The composition root of a worker: the Controller and study workflows plus the activities wired to one LLM endpoint. */

@@ -1,5 +1,6 @@
 import type { ActivityInterfaceFor, ActivityOptions, LocalActivityInterfaceFor } from '@temporalio/workflow';
 import type { GotActivities, LocalCheck, LocalChecks, ProblemField } from '../activities';
+import type { Inheritance } from '../src/fork/inherit';
 import type { AnalyzedGoO } from '../src/goo/graph';
 import type { Operation } from '../src/goo/schema';
 import type { GrsRecorder } from '../src/grs/recorder';
@@ -49,6 +50,8 @@ export interface RunContext {
   readonly notes: Map<string, string>;
   /** A person's steering of the run (decision 100); absent where the run's generation does not obey it (a child's parts). */
   readonly steering?: RunSteering;
+  /** A fork's parent (decision 102): which calls it already made, and a reviewer's instructions. */
+  readonly inheritance?: Inheritance;
   /** Refreshes the run's progress line in the Web UI. */
   progressChanged(): void;
 }

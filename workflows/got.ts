@@ -22,12 +22,14 @@ import { CallSlots } from './call-slots';
 import type { RunContext } from './context';
 import { grsQuery, progressQuery } from './definitions';
 import { runFailed } from './failures';
+import { startFork } from './fork';
 import { HumanScoring } from './human-scores';
 import { observeFact, runEnded, runStarted, UNCHECKED_TASK } from './metrics';
 import { answerReview } from './paths/answer-review';
 import { beforeFastSteps } from './paths/before-fast-steps';
 import { claimCheck } from './paths/claim-check';
 import { fastSteps } from './paths/fast-steps';
+import { forkable } from './paths/forkable';
 import { partsInChildren } from './paths/parts-in-children';
 import { patientCalls } from './paths/patient-calls';
 import { reaskUnusable } from './paths/reask-unusable';
@@ -56,23 +58,25 @@ const { grsReplay } = proxySinks<GrsReplaySinks>();
  */
 export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult> {
   // The one place a run's generation is chosen: retiring a patch deletes its path's file.
-  const path = patched(PATCH.steering)
-    ? steerable
-    : patched(PATCH.patientCalls)
-      ? patientCalls
-      : patched(PATCH.partsInChildren)
-        ? partsInChildren
-        : patched(PATCH.samplesTogether)
-          ? samplesTogether
-          : patched(PATCH.answerReview)
-            ? answerReview
-            : patched(PATCH.claimCheck)
-              ? claimCheck
-              : patched(PATCH.reask)
-                ? reaskUnusable
-                : patched(PATCH.fastSteps)
-                  ? fastSteps
-                  : beforeFastSteps;
+  const path = patched(PATCH.forks)
+    ? forkable
+    : patched(PATCH.steering)
+      ? steerable
+      : patched(PATCH.patientCalls)
+        ? patientCalls
+        : patched(PATCH.partsInChildren)
+          ? partsInChildren
+          : patched(PATCH.samplesTogether)
+            ? samplesTogether
+            : patched(PATCH.answerReview)
+              ? answerReview
+              : patched(PATCH.claimCheck)
+                ? claimCheck
+                : patched(PATCH.reask)
+                  ? reaskUnusable
+                  : patched(PATCH.fastSteps)
+                    ? fastSteps
+                    : beforeFastSteps;
   const humans = new HumanScoring();
   const reviewing = new AnswerReviewing();
   const steering = new RunSteering(path.obeysSteering === true);
@@ -106,6 +110,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   const grs = recorderFor(request, analyzed);
   const llmOptions = llmOptionsOf(request, path);
   const graph = new RunGraph(analyzed);
+  const inheritance = path.inheritsFromParent && request.fork ? await startFork({ ...request, fork: request.fork }, grs) : undefined;
   const ctx: RunContext = {
     request,
     analyzed,
@@ -128,6 +133,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     elsewhere: { costUsd: 0, tokens: 0, calls: 0, running: new Set<string>() },
     notes: new Map<string, string>(),
     ...(path.obeysSteering ? { steering } : {}),
+    ...(inheritance ? { inheritance } : {}),
     progressChanged: () => showProgress(grs, graph, scheduler.running, humans.awaiting),
   };
   const scheduler = new Scheduler(ctx);

@@ -2,6 +2,7 @@ import { type ActivityInterfaceFor, condition, proxyActivities, setHandler } fro
 import type { GotActivities, ReviewStepResult } from '../activities';
 import { checkDecisions } from '../src/documents/check-decisions';
 import type { ReviewRecord } from '../src/documents/types';
+import { carriedDecisions } from '../src/fork/decisions';
 import type { Thought } from '../src/grs/types';
 import type { PendingReview, ReviewDecisions } from '../src/run/request';
 import { FAILURE } from '../src/run/wire';
@@ -37,7 +38,7 @@ export class AnswerReviewing {
   }
 
   /** Reviews `best`, waits for decisions when the request asks and there is anything to decide, and records both in the GRS. */
-  async run(ctx: Pick<RunContext, 'request' | 'problem' | 'grs' | 'progressChanged'>, best: Thought): Promise<void> {
+  async run(ctx: Pick<RunContext, 'request' | 'problem' | 'grs' | 'progressChanged' | 'inheritance'>, best: Thought): Promise<void> {
     const steps = reviewSteps();
     const task = ctx.request.task;
     const thought = { id: best.id, state: best.state };
@@ -45,6 +46,18 @@ export class AnswerReviewing {
     let record: ReviewRecord = recordOf(best.id, first);
     ctx.grs.apply({ kind: 'reviewed', review: record });
     const settings = ctx.request.review;
+    // A fork applies its parent's decisions again where its merge has the same disagreements (decision 102).
+    const parent = ctx.inheritance?.parentDecisions;
+    const carried = parent ? carriedDecisions(parent, first.review.disagreements) : [];
+    if (carried.length) {
+      ctx.grs.apply({ kind: 'forked', fork: { ...ctx.grs.forkRecord!, carriedDecisions: carried.map((d) => d.id) } });
+      // Every disagreement decided as the parent's person decided it: nothing left to wait for.
+      if (!settings?.decide || carried.length === first.review.disagreements.length) {
+        const decided = await steps.reviewAnswer({ task, thought, ...ctx.problem, decisions: carried, review: first.review });
+        ctx.grs.apply({ kind: 'reviewed', review: { ...recordOf(best.id, decided), decisions: carried } });
+        return;
+      }
+    }
     if (!settings?.decide || first.review.disagreements.length === 0) return;
 
     this.pending = {

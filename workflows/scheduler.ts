@@ -89,7 +89,9 @@ export class Scheduler {
       clock.at,
     );
 
-    const settle = (out: Thought[]) => {
+    const settle = (made: Thought[]) => {
+      // A fork at one of this operation's thoughts goes on from that thought alone (decision 102).
+      const out = ctx.inheritance ? ctx.inheritance.goesOn(id, made) : made;
       this.running.delete(id);
       const ids = out.map((t) => t.id);
       this.outputs.set(id, ids);

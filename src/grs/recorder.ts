@@ -1,4 +1,5 @@
 import type { ReviewRecord } from '../documents/types';
+import type { ForkRecord } from '../fork/types';
 import type { SteerEvent } from '../steering/types';
 import type { GrownPart, Grs, LlmCall, OperationRecord, Thought, ThoughtState, Totals } from './types';
 
@@ -45,7 +46,9 @@ export type GrsFact =
   /** The engine reviewed the best answer (document merges); again with a person's decisions applied. */
   | { kind: 'reviewed'; review: ReviewRecord }
   /** A person steered the run (the `steer` update, decision 100). */
-  | { kind: 'steered'; event: SteerEvent };
+  | { kind: 'steered'; event: SteerEvent }
+  /** The run is a fork of a recorded run (decision 102); again once the parent's decisions were carried over. */
+  | { kind: 'forked'; fork: ForkRecord };
 
 /** Builds the GRS one fact at a time; an optional listener sees every fact as it is applied. */
 export class GrsRecorder {
@@ -58,6 +61,7 @@ export class GrsRecorder {
   private exhausted = false;
   private review?: ReviewRecord;
   private readonly steering: SteerEvent[] = [];
+  private fork?: ForkRecord;
 
   constructor(private readonly listener?: (fact: GrsFact) => void) {}
 
@@ -105,8 +109,12 @@ export class GrsRecorder {
         });
         return;
       case 'callRecorded': {
-        const id = callId(fact.call.operationId, fact.key);
+        const id = callIdOf(fact.call.operationId, fact.key);
         this.calls.set(id, { id, ...fact.call });
+        if (fact.call.inherited) {
+          this.totals.inheritedCalls = (this.totals.inheritedCalls ?? 0) + 1;
+          return;
+        }
         this.totals.llmCalls += 1;
         this.totals.promptTokens += fact.call.usage.promptTokens;
         this.totals.completionTokens += fact.call.usage.completionTokens;
@@ -142,6 +150,9 @@ export class GrsRecorder {
         return;
       case 'steered':
         this.steering.push(fact.event);
+        return;
+      case 'forked':
+        this.fork = fact.fork;
         return;
     }
   }
@@ -183,7 +194,7 @@ export class GrsRecorder {
 
   recordCall(key: string | number, call: Omit<LlmCall, 'id'>): LlmCall {
     this.apply({ kind: 'callRecorded', key, call });
-    return this.calls.get(callId(call.operationId, key))!;
+    return this.calls.get(callIdOf(call.operationId, key))!;
   }
 
   /** Links a recorded call to the thoughts it produced (known only after they got their ids). */
@@ -210,6 +221,11 @@ export class GrsRecorder {
   /** The steers the run accepted so far, oldest first. */
   get steeringEvents(): readonly SteerEvent[] {
     return this.steering;
+  }
+
+  /** What the run says of its parent, if it is a fork. */
+  get forkRecord(): ForkRecord | undefined {
+    return this.fork;
   }
 
   /** Records a steer the run accepted. */
@@ -271,9 +287,11 @@ export class GrsRecorder {
       budgetExhausted: this.exhausted,
       ...(this.review ? { review: this.review } : {}),
       ...(this.steering.length ? { steering: this.steering } : {}),
+      ...(this.fork ? { fork: this.fork } : {}),
     };
   }
 }
 
 const thoughtId = (operationId: string, key: string | number, i: number) => `${operationId}/${key}.${i}`;
-const callId = (operationId: string, key: string | number) => `${operationId}/call-${key}`;
+/** A call's positional id: `<operation id>/call-<key>`. */
+export const callIdOf = (operationId: string, key: string | number) => `${operationId}/call-${key}`;

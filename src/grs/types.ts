@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReviewRecord } from '../documents/types';
+import { ForkRecord } from '../fork/types';
 import { SteerEvent } from '../steering/types';
 
 /**
@@ -74,6 +75,11 @@ export const LlmCall = z.object({
     .optional(),
   /** Samples received by an earlier attempt and kept, not asked for (or paid for) again. */
   resumed: z.number().int().min(1).optional(),
+  /**
+   * A fork's call its parent had made on the same inputs (decision 102): its thoughts are the parent's,
+   * taken without a call (usage and cost 0; not counted in `totals.llmCalls`).
+   */
+  inherited: z.literal(true).optional(),
 });
 export type LlmCall = z.infer<typeof LlmCall>;
 
@@ -114,6 +120,8 @@ export type OperationRecord = z.infer<typeof OperationRecord>;
 export const Totals = Usage.extend({
   llmCalls: z.number().int().min(0),
   costUsd: z.number().min(0),
+  /** A fork's calls taken from its parent without a call (decision 102); absent when none. */
+  inheritedCalls: z.number().int().min(0).optional(),
 });
 export type Totals = z.infer<typeof Totals>;
 
@@ -132,5 +140,7 @@ export const Grs = z.object({
   review: ReviewRecord.optional(),
   /** What people asked of the run while it ran (the `steer` update, decision 100), in the order it took effect. */
   steering: z.array(SteerEvent).optional(),
+  /** The run is a fork (decision 102): its parent, where it forked and with which instructions. */
+  fork: ForkRecord.optional(),
 });
 export type Grs = z.infer<typeof Grs>;

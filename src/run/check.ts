@@ -1,5 +1,8 @@
 import type { z } from 'zod';
+import { operationOfThought, topOf } from '../fork/inherit';
+import type { ForkSpec } from '../fork/types';
 import { everyOperation } from '../goo/graph';
+import type { GoO } from '../goo/schema';
 import { type AnalyzedGoO, formatPath, type Issue, ValidationError, validateGoO, zodIssues } from '../goo/validate';
 import { runHistoryIssues } from '../parts/plan';
 import { isPromptedTask, PromptedTaskSchema } from '../prompts/schema';
@@ -69,6 +72,7 @@ export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute =
         issues.push({ path: formatPath([...path, 'params']), message });
     }
   });
+  if (request.fork) issues.push(...forkIssues(request.fork, request.goo));
   // A run whose payloads cannot fit Temporal's limits would retry its workflow task forever: refuse it now.
   // With a payload store nothing is refused for its size: payloads above the threshold are stored, the
   // problem goes to steps by reference, and the Controller bounds what its calls in flight carry inline.
@@ -83,6 +87,26 @@ export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute =
   );
   if (issues.length) throw new ValidationError('run request', issues);
   return { request, sent: { ...sent, labels }, analyzed, task, problem: problem.data };
+}
+
+/** A fork's point and instructions must name operations of the graph it runs (their GoO operation, for a part or a thought). */
+function forkIssues(fork: ForkSpec, goo: GoO): Issue[] {
+  const ids = new Set(goo.operations.map((op) => op.id));
+  const known = [...ids].join(', ');
+  const issues: Issue[] = [];
+  if (fork.at !== undefined) {
+    const point = fork.at.includes('/') ? operationOfThought(fork.at) : fork.at;
+    if (!point || !ids.has(topOf(point)))
+      issues.push({
+        path: 'fork.at',
+        message: `names no operation of the GoO (${known}): expected an operation, a part (F[3]) or a thought id`,
+      });
+  }
+  fork.instructions?.forEach((i, n) => {
+    if (!ids.has(topOf(i.operation)))
+      issues.push({ path: `fork.instructions.${n}.operation`, message: `"${i.operation}" is no operation of the GoO (${known})` });
+  });
+  return issues;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Disagreement, ReviewDecision } from '../documents/types';
+import { ForkSpec } from '../fork/types';
 import { GoO } from '../goo/schema';
 import { Grs, Thought, ThoughtState } from '../grs/types';
 import { TaskRefSchema } from '../tasks/declarative/schema';
@@ -193,6 +194,7 @@ export const RunRequest = z
     children: ChildSettings.optional().describe(
       'how a large run spreads its forEach parts over child workflows (default: 2,000 calls a history)',
     ),
+    fork: ForkSpec.optional(),
   })
   .superRefine((request, ctx) => {
     if (request.goo !== undefined && request.scheme !== undefined)

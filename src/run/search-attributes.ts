@@ -11,6 +11,8 @@ export const GOT_SEARCH_ATTRIBUTES = {
   status: defineSearchAttributeKey('GotStatus', SearchAttributeType.KEYWORD),
   costUsd: defineSearchAttributeKey('GotCostUsd', SearchAttributeType.DOUBLE),
   bestScore: defineSearchAttributeKey('GotBestScore', SearchAttributeType.DOUBLE),
+  /** A fork's parent run (its workflow id, decision 102): `GotParent='<id>'` lists a run's forks. */
+  parent: defineSearchAttributeKey('GotParent', SearchAttributeType.KEYWORD),
 } as const;
 
 /** The lifecycle values of the `GotStatus` search attribute. */

@@ -111,6 +111,8 @@ export const PATCH = {
   patientCalls: 'patient-calls',
   /** A person may pause and resume the run's LLM calls and change its budget while it runs (the `steer` update, decision 100). */
   steering: 'steering',
+  /** A run may be a fork of a recorded one: the parent's calls on the same inputs are taken without a call (decision 102). */
+  forks: 'forks',
 } as const;
 
 /**

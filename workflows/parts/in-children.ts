@@ -131,6 +131,7 @@ function inputOf(ctx: RunContext, op: ForEachOperation, operations: PartsInput['
     ),
     slots,
     ...(ctx.slots.storedFrom !== undefined ? { storedFrom: ctx.slots.storedFrom } : {}),
+    ...(ctx.inheritance ? { inherits: ctx.inheritance.forParts(operations.map((o) => o.id)) } : {}),
   };
 }
 

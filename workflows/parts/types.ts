@@ -1,4 +1,5 @@
 import type { LocalCheck, LocalChecks, ProblemField } from '../../activities';
+import type { InheritanceData } from '../../src/fork/inherit';
 import type { Operation } from '../../src/goo/schema';
 import type { GrsFact } from '../../src/grs/recorder';
 import type { Thought } from '../../src/grs/types';
@@ -26,6 +27,8 @@ export interface PartsInput {
   slots: number;
   /** Inputs of at least this many bytes are kept in the payload store (CallSlots' inline budget). */
   storedFrom?: number;
+  /** The run is a fork: what its parent made in these parts, to take without a call (decision 102). */
+  inherits?: InheritanceData;
 }
 
 /** What a child workflow hands back: every GRS fact its parts made, in order, and the checks of the thoughts they made. */

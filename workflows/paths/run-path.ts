@@ -60,4 +60,6 @@ export interface RunPath {
   readonly callsEndedByProgress?: boolean;
   /** A person may pause and resume the run's LLM calls and change its budget while it runs (the `steer` update, decision 100). */
   readonly obeysSteering?: boolean;
+  /** A run may be a fork of a recorded run: the parent's calls on the same inputs are taken without a call (`request.fork`, decision 102). */
+  readonly inheritsFromParent?: boolean;
 }

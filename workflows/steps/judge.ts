@@ -1,9 +1,10 @@
 import type { OperationOf, Scorer } from '../../src/goo/schema';
+import { callIdOf } from '../../src/grs/recorder';
 import type { Thought } from '../../src/grs/types';
 import { hashSeed } from '../../src/util/random';
 import { budgetLeft } from '../budget';
 import type { OperationRun, RunContext } from '../context';
-import { recordCall, summarised } from './llm';
+import { inheritedReport, recordCall, summarised } from './llm';
 
 type LlmScorer = Extract<Scorer, { kind: 'llm' }>;
 
@@ -29,6 +30,26 @@ async function judge(ctx: RunContext, { op, clock }: OperationRun, scorer: LlmSc
     llm: request.llm,
     seed: hashSeed(request.seed, op.id, key),
   };
+  const same = ctx.inheritance?.judged({
+    callId: callIdOf(op.id, key),
+    operationId: op.id,
+    purpose: 'score',
+    samples: scorer.samples,
+    inputs: [thought.state],
+  });
+  if (same) {
+    // The parent's judge gave this thought, as it is, its score: a fork takes it without a call (decision 102).
+    recordCall(ctx, clock, {
+      op,
+      key,
+      purpose: 'score',
+      inputThoughts: [thought.id],
+      samples: scorer.samples,
+      report: inheritedReport(same.call.model),
+    });
+    ctx.grs.setScore(thought.id, same.score);
+    return;
+  }
   const result = await ctx.slots.run(
     () => ctx.llm.scoreWithLlm.executeWithOptions(summarised(ctx.llmOptions, `${op.id}: judge ${thought.id} ×${scorer.samples}`), [step]),
     step,

@@ -1,7 +1,8 @@
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { CallReport, LlmStep, LlmStepResult, StepThought } from '../../activities';
+import type { CallAsk } from '../../src/fork/inherit';
 import type { Operation } from '../../src/goo/schema';
-import type { NewThought } from '../../src/grs/recorder';
+import { callIdOf, type NewThought } from '../../src/grs/recorder';
 import type { LlmCall, Thought } from '../../src/grs/types';
 import { hashSeed } from '../../src/util/random';
 import { budgetLeft } from '../budget';
@@ -64,6 +65,7 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
   const parents = inputs.map((t) => t.id);
   const from = parents.join(', ');
   const again = reask ? ` (re-ask ${reask})` : '';
+  const instructions = ctx.inheritance?.instructionsFor(op.id);
   const step = (n: number, seed: number): LlmStep => ({
     task: request.task,
     purpose,
@@ -75,6 +77,7 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
     llm: request.llm,
     seed,
     ...(ctx.checks.length ? { checks: ctx.checks } : {}),
+    ...(instructions ? { instructions } : {}),
   });
   // Batched: one call asks for all k samples (n = k, the prompt paid once). Per sample: k requests of
   // one sample each, sent together by one call (since `samples-together`); before it, k calls.
@@ -87,8 +90,15 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
       }))
     : [{ key, step: step(samples, hashSeed(request.seed, op.id, key)), summary: `${op.id}: ${purpose} ×${samples} from ${from}${again}` }];
   const results = await Promise.all(
-    calls.map((c) =>
-      ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(callOptions(ctx, c.summary, c.step.samples), [c.step]), c.step),
+    calls.map(
+      (c) =>
+        inheritedCall(ctx, {
+          callId: callIdOf(op.id, c.key),
+          operationId: op.id,
+          purpose,
+          samples: c.step.samples,
+          inputs: c.step.thoughts,
+        }) ?? ctx.slots.run(() => ctx.llm.callLlm.executeWithOptions(callOptions(ctx, c.summary, c.step.samples), [c.step]), c.step),
     ),
   );
 
@@ -140,6 +150,53 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
   return { thoughts, usable, usableAnswers };
 }
 
+/** A fork's call its parent made on the same inputs (decision 102): the parent's thoughts, as the activity would have reported them, without a call. */
+function inheritedCall(ctx: RunContext, ask: CallAsk): LlmStepResult | undefined {
+  const same = ctx.inheritance?.answer(ask);
+  if (!same) return undefined;
+  const thoughts = same.thoughts.map(({ state, valid, error, said, reasoning, score, solved }): StepThought => {
+    const checks = {
+      ...(ctx.checks.includes('score') && score !== undefined ? { score } : {}),
+      ...(ctx.checks.includes('validate') ? { valid } : {}),
+      ...(ctx.checks.includes('groundTruth') && solved !== undefined ? { solved } : {}),
+    };
+    return {
+      state,
+      valid,
+      ...(error !== undefined ? { error } : {}),
+      ...(said !== undefined ? { said } : {}),
+      ...(reasoning !== undefined ? { reasoning } : {}),
+      ...(Object.keys(checks).length ? { checks } : {}),
+    };
+  });
+  return { answers: answersOfSamples(thoughts, ask.samples), ...inheritedReport(same.call.model) };
+}
+
+/**
+ * The parent's thoughts of a call grouped into its answers, which the GRS does not record: one answer
+ * of all of them for one sample (a split's parts), equal shares for k samples, else one each.
+ */
+function answersOfSamples(thoughts: StepThought[], samples: number): StepThought[][] {
+  if (samples === 1) return [thoughts];
+  const size = thoughts.length % samples === 0 ? thoughts.length / samples : 1;
+  return Array.from({ length: Math.ceil(thoughts.length / size) }, (_, i) => thoughts.slice(i * size, (i + 1) * size));
+}
+
+/** What an inherited call reports: nothing paid, no time taken, at the workflow's clock. */
+export function inheritedReport(model: string): CallReport {
+  const now = Date.now();
+  return {
+    usage: { promptTokens: 0, completionTokens: 0 },
+    costUsd: 0,
+    model,
+    latencyMs: 0,
+    startedAt: now,
+    finishedAt: now,
+    attempt: 1,
+    inherited: true,
+  };
+}
+
 /** One recorded LLM call: what it was for, and what the activity reported. */
 export interface CallRecord {
   op: Operation;
@@ -173,6 +230,7 @@ export function recordCall(
     finishedAt: report.finishedAt,
     attempt: report.attempt,
     ...(report.cached ? { cached: true } : {}),
+    ...(report.inherited ? { inherited: true } : {}),
     ...(report.faults?.length ? { faults: report.faults } : {}),
     ...(report.refused ? { refused: report.refused } : {}),
     ...(report.resumed ? { resumed: report.resumed } : {}),

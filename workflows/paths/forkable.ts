@@ -1,0 +1,10 @@
+import type { RunPath } from './run-path';
+import { steerable } from './steerable';
+
+/**
+ * Since the `forks` patch: a run may be a fork of a recorded one (`request.fork`, decision 102): its
+ * parent is recalled, its calls made on the same inputs are the parent's, its steps carry a
+ * reviewer's instructions, and its review applies the parent's decisions again. Runs started
+ * before were refused a `fork` by their request's check; nothing else changes.
+ */
+export const forkable: RunPath = { ...steerable, inheritsFromParent: true };
