@@ -35,20 +35,30 @@ export function taskQueueFor(source: LlmSource, localModel?: string, env: NodeJS
 }
 
 /**
- * The `--llm` flags whose default task queue a queue name starts with (`taskQueueFor`'s inverse,
- * resident workers' settings-keyed queues included): what serves a run found waiting on it. A local
- * model file's queue names its id, not the file: it gets `--llm local` and a note to name the file.
+ * The LLM source (and built-in local model) whose default task queue a queue name starts with
+ * (`taskQueueFor`'s inverse, resident workers' settings-keyed queues included): what serves a run
+ * found waiting on it, or a fork of it. A local model file's queue names its id, not the file: no model then.
  */
-export function llmFlagsOfQueue(queue: string): string {
+export function llmChoiceOfQueue(queue: string): { llm: LlmSource; localModel?: string } {
   const local = `${DEFAULT_TASK_QUEUE}-local-`;
   if (queue.startsWith(local)) {
     const name = LOCAL_MODEL_NAMES.filter((n) => queue === local + n || queue.startsWith(`${local + n}-`)).sort(
       (a, b) => b.length - a.length,
     )[0];
-    return name ? `--llm local --local-model ${name}` : `--llm local (with ${LOCAL_MODEL_ENV} naming the model file it was started with)`;
+    return { llm: 'local', ...(name ? { localModel: name } : {}) };
   }
-  if (queue === `${DEFAULT_TASK_QUEUE}-sim` || queue.startsWith(`${DEFAULT_TASK_QUEUE}-sim-`)) return '--llm sim';
-  return '--llm endpoint (with the OPENAI_BASE_URL it was started with)';
+  if (queue === `${DEFAULT_TASK_QUEUE}-sim` || queue.startsWith(`${DEFAULT_TASK_QUEUE}-sim-`)) return { llm: 'sim' };
+  return { llm: 'endpoint' };
+}
+
+/** The `--llm` flags that serve a queue (`llmChoiceOfQueue`), with what they cannot say in words. */
+export function llmFlagsOfQueue(queue: string): string {
+  const { llm, localModel } = llmChoiceOfQueue(queue);
+  if (llm === 'local')
+    return localModel
+      ? `--llm local --local-model ${localModel}`
+      : `--llm local (with ${LOCAL_MODEL_ENV} naming the model file it was started with)`;
+  return llm === 'sim' ? '--llm sim' : '--llm endpoint (with the OPENAI_BASE_URL it was started with)';
 }
 
 /** A local model's short name: the built-in model's name, or the id a model file is served as. */

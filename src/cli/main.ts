@@ -457,6 +457,35 @@ program
   });
 
 program
+  .command('fork <workflowId>')
+  .description(
+    'a new run from a recorded one (decision 102): what the parent did on the same inputs is taken from it without a call; the point, instructions and model given here are asked again',
+  )
+  .option('--at <point>', 'start anew here: an operation (it and all after it), a part of a forEach (merge[3]) or a thought id')
+  .option(
+    '--instruct <operation=text>',
+    "a reviewer's instructions added to the prompts of an operation's or a part's steps (merge[3]=...); repeatable",
+    (v: string, prev: string[]) => [...prev, v],
+    [] as string[],
+  )
+  .option('--model <name>', 'another model for the calls asked again (from --at on, when given)')
+  .option('--temperature <t>', 'another sampling temperature (every call is asked again)', num('--temperature'))
+  .option('--no-carry-decisions', "do not apply the parent's decisions on its disagreements again")
+  .option('--by <name>', 'who asks, as the fork records it (default: $USER)')
+  .option('--reason <text>', 'why, recorded with the fork')
+  .option('--workflow-id <id>', "the fork's workflow id (default: <parent>.fork-<time>)")
+  .addOption(llmSourceOption("where the calls asked again go (default: the LLM the parent's task queue names)").default(undefined))
+  .addOption(localModelOption())
+  .option('--task-queue <name>', 'the task queue the fork runs on')
+  .option('--latency <ms>', 'latency of the simulated LLM (with --llm sim)', int('--latency'), 0)
+  .option('--no-worker', 'do not start a worker in this process (workers run elsewhere)')
+  .option('--no-wait', 'start the fork and return')
+  .option('--json', 'print the fork as JSON (its id, calls made and taken, cost)', false)
+  .action(async (workflowId: string, o: import('./commands/fork').ForkOptions) => {
+    await (await import('./commands/fork')).forkCommand(workflowId, o, log);
+  });
+
+program
   .command('setup')
   .description('build or find the Temporal CLI and start the local dev server (kept running in the background)')
   .action(async () => {
