@@ -6,7 +6,10 @@ describe('got fork', () => {
   it('forks a finished run without a call, then at an operation with calls only from there on; refuses a bad point and instruction', async () => {
     const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), OPENAI_BASE_URL: '' };
     const parent = `got-fork-${randomUUID().slice(0, 8)}`;
-    const run = await got(['run', '--llm', 'sim', '--scheme', 'got', '--size', '32', '--workflow-id', parent, '--json', '--no-progress'], env);
+    const run = await got(
+      ['run', '--llm', 'sim', '--scheme', 'got', '--size', '32', '--workflow-id', parent, '--json', '--no-progress'],
+      env,
+    );
     expect(run.code).toBe(0);
     const parentCalls = JSON.parse(run.stdout).llmCalls as number;
 

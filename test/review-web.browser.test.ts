@@ -4,8 +4,11 @@ import { queryPendingReview } from '../src/client/review';
 import { resultOf, startRun } from '../src/client/runs';
 import { type ReviewWorkspace, startReviewWorkspace } from '../src/review-web/server';
 import type { PendingReview, RunRequestInput } from '../src/run/request';
+import { docMergeTask } from '../src/tasks/doc-merge';
+import { alignClauses } from '../src/tasks/doc-merge/clause-groups/align';
 import { sortingTask } from '../src/tasks/sorting';
 import { launchBrowser } from './support/browser';
+import { CONFIDENTIALITY_WORD, clauseRoom } from './support/clause-room';
 import { ndaSamples } from './support/documents';
 import { type Harness, startHarness } from './support/harness';
 
@@ -126,6 +129,66 @@ describe('the review workspace', () => {
       await page.close();
       await space.close();
       await slow.close();
+    }
+  }, 120_000);
+});
+
+describe('redo in the review workspace (decision 102)', () => {
+  it('decides every disagreement, redoes one clause with an instruction, and sees the fork finish with the decisions and only that clause paid', async () => {
+    const room = clauseRoom();
+    const goo = docMergeTask.schemes.clauses!({ size: 2, problem: room });
+    const handle = await startRun(
+      h.client,
+      { task: 'doc-merge', problem: room, goo, review: { decide: true } },
+      { taskQueue: h.taskQueue },
+    );
+    const space = await startReviewWorkspace({ client: h.client, workflowId: handle.workflowId });
+    const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await page.goto(space.url);
+      const pending: PendingReview = await until(() => queryPendingReview(handle), 'the run to wait for decisions');
+      await page.locator('#decide fieldset').first().waitFor();
+      for (const d of pending.disagreements)
+        await page.locator(`#decide fieldset[data-id="${d.id}"] input[type=radio][value="doc:${d.values.at(-1)!.document}"]`).check();
+      await page.locator('#send').click();
+      await page.locator('#status', { hasText: 'completed' }).waitFor();
+      const parent = await resultOf(handle);
+
+      // A redo is refused while nothing is written, and for a part the run does not have.
+      const group = alignClauses(room.documents).groups.findIndex(
+        (g) => !g.same && g.members.some((m) => m.text.includes(CONFIDENTIALITY_WORD)),
+      );
+      const row = page.locator(`#redo .part[data-part="merge[${group}]"]`);
+      await row.waitFor();
+      const bad = await fetch(space.url.replace('/?', '/api/redo?'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ part: 'merge', instructions: 'x' }),
+      });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: string }).error).toContain('part: expected a part of a forEach');
+
+      await row.locator('textarea').fill('Name the Recipient and the Receiving Party as one party.');
+      await row.locator('button').click();
+      await page.locator('#fork', { hasText: `Fork of ${handle.workflowId}` }).waitFor();
+      await page.locator('#status', { hasText: 'completed' }).waitFor({ timeout: 60_000 });
+      const forkId = (await page.locator('#run').textContent())!;
+      expect(forkId).not.toBe(handle.workflowId);
+      const fork = await resultOf(h.client.workflow.getHandle(forkId));
+      const made = fork.grs.calls.filter((c) => !c.inherited);
+      expect(made.length).toBeGreaterThan(0);
+      expect(made.every((c) => c.operationId.startsWith(`merge[${group}]`) || c.operationId.startsWith(`improve[${group}]`))).toBe(true);
+      expect(fork.grs.totals.inheritedCalls).toBe(
+        parent.grs.calls.length - parent.grs.calls.filter((c) => made.some((m) => m.id === c.id)).length,
+      );
+      expect(fork.grs.review?.decisions?.map((d) => d.choose)).toEqual(parent.grs.review?.decisions?.map((d) => d.choose));
+      expect(await page.locator('#fork').textContent()).toContain(`${made.length} LLM call(s) made`);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      await space.close();
     }
   }, 120_000);
 });

@@ -9,6 +9,7 @@ import { UPDATE } from '../src/run/wire';
 import { docMergeTask } from '../src/tasks/doc-merge';
 import { alignClauses } from '../src/tasks/doc-merge/clause-groups/align';
 import { sortingTask } from '../src/tasks/sorting';
+import { clauseRoom } from './support/clause-room';
 import { type Harness, startHarness } from './support/harness';
 import { type ProviderProxy, startProviderProxy } from './support/provider-proxy';
 
@@ -101,7 +102,7 @@ describe('forks (decision 102)', () => {
   });
 
   it("redoes one clause group with a reviewer's instruction: only that group's calls are paid, and the parent's decisions apply again", async () => {
-    const room = { documents: [CLAUSE_A, CLAUSE_B] };
+    const room = clauseRoom();
     const goo = docMergeTask.schemes.clauses!({ size: 2, problem: room });
     const handle = await startRun(
       h.client,
@@ -151,34 +152,3 @@ async function until<T>(read: () => Promise<T | null | undefined>): Promise<T> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-
-const CLAUSE_A = `NON-DISCLOSURE AGREEMENT
-
-1. Purpose
-The parties share information to evaluate a joint venture in solar storage.
-
-2. Confidentiality
-The Recipient shall keep all Confidential Information secret and use it only for the Purpose.
-
-3. Term
-This agreement remains in force for two years from the date of signature.
-
-4. Governing Law
-This agreement is governed by the laws of Ireland.`;
-
-const CLAUSE_B = `CONFIDENTIALITY AGREEMENT
-
-1. Purpose
-The parties share information to evaluate a joint venture in solar storage.
-
-2. Confidentiality
-The Receiving Party must hold every piece of confidential information in strict confidence and may not disclose it to third parties.
-
-3. Term
-This agreement remains in force for five years from the date of signature.
-
-4. Return of Materials
-On request the Receiving Party returns or destroys all documents it received.
-
-5. Governing Law
-This agreement is governed by the laws of Ireland.`;

@@ -22,6 +22,11 @@ button:disabled { opacity: 0.5; cursor: default; }
 #message, #sent { color: #5b6475; }
 #sent.refused, #message.refused { color: #b3261e; }
 #review .empty { color: #5b6475; }
+#redo { border-top: 1px solid #d8dce6; margin-top: 18px; }
+#redo .part { border: 1px solid #e2e6f0; border-radius: 6px; padding: 6px 10px; margin: 8px 0; }
+#redo .part p { margin: 4px 0; white-space: pre-wrap; }
+#redo textarea { width: 100%; min-height: 3em; font: inherit; }
+#fork { color: #5b6475; }
 `;
 
 const SCRIPT = `
@@ -30,6 +35,7 @@ const $ = (id) => document.getElementById(id);
 let shownReview = null;
 let shownPending = null;
 let closed = false;
+let shownParts = null;
 
 async function api(path, body) {
   const init = body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
@@ -103,7 +109,53 @@ function render(s) {
     buildForm(s.pending);
   }
   $('steering').textContent = s.steering.length ? 'Steered: ' + s.steering.join('; ') : '';
+  $('run').textContent = s.workflowId;
+  $('fork').textContent = s.fork
+    ? 'Fork of ' + s.fork.parent + ' (' + s.fork.instructions.join('; ') + '): ' + s.fork.callsMade + ' LLM call(s) made, ' + s.fork.callsInherited + ' taken from it without a call.'
+    : '';
+  const partsKey = s.parts ? s.workflowId : null;
+  if (partsKey !== shownParts) {
+    shownParts = partsKey;
+    buildParts(s.parts);
+  }
   closed = !running;
+}
+
+function buildParts(parts) {
+  const list = $('parts');
+  list.replaceChildren();
+  $('redo').hidden = !parts || parts.length === 0;
+  for (const p of parts || []) {
+    const row = document.createElement('div');
+    row.className = 'part';
+    row.dataset.part = p.part;
+    const title = document.createElement('b');
+    title.textContent = p.part + ' · ' + p.calls + ' LLM call(s)';
+    const text = document.createElement('p');
+    text.textContent = p.text;
+    const words = document.createElement('textarea');
+    words.setAttribute('aria-label', 'instructions for ' + p.part);
+    words.placeholder = 'What should this part say differently?';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Redo with these instructions';
+    button.addEventListener('click', async () => {
+      const instructions = words.value.trim();
+      if (!instructions) return say('message', 'Write the instructions for ' + p.part + ' first.', true);
+      button.disabled = true;
+      try {
+        const fork = await api('/api/redo', { part: p.part, instructions });
+        say('message', 'Redoing ' + p.part + ' in ' + fork.workflowId + ': only its calls are made again.', false);
+        closed = false;
+        tick(true);
+      } catch (error) {
+        button.disabled = false;
+        say('message', 'Refused: ' + error.message, true);
+      }
+    });
+    row.append(title, text, words, button);
+    list.append(row);
+  }
 }
 
 function say(id, text, refused) {
@@ -180,6 +232,12 @@ export function workspacePage(workflowId: string, nonce: string): string {
 </section>
 <section id="review"><p class="empty">The merged document appears here, each clause beside its sources, once the run has reviewed it.</p></section>
 <p id="steering"></p>
+<p id="fork"></p>
+<section id="redo" hidden>
+<h2>Redo a part with instructions</h2>
+<p>A redo is a new run from this one: every other part is taken from it without a call, and your decisions apply again.</p>
+<div id="parts"></div>
+</section>
 </main>
 <script nonce="${escapeHtml(nonce)}">${SCRIPT}</script>
 </body>

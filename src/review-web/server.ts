@@ -3,10 +3,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { forkRun } from '../client/fork';
 import { sendDecisions } from '../client/review';
 import { SteerRefusedError, steerRun } from '../client/steer';
-import { zodIssues } from '../goo/validate';
+import { ForkInstruction } from '../fork/types';
+import { ValidationError, zodIssues } from '../goo/validate';
 import { ReviewDecisions } from '../run/request';
 import { SteerRequest } from '../steering/types';
 import { HttpError, readBody, sameSecret } from '../util/http';
@@ -53,10 +55,30 @@ function parsed<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   throw new HttpError(400, `${issue!.path || '(body)'}: ${issue!.message}`);
 }
 
-/** Serves the workspace of one run until `close`; `port` 0 (the default) takes a free one. */
-export async function startReviewWorkspace(o: { client: Client; workflowId: string; port?: number }): Promise<ReviewWorkspace> {
+/** A reviewer's redo of one part with instructions (`POST /api/redo`): a fork of the finished run. */
+export const RedoRequest = z.strictObject({
+  part: z
+    .string()
+    .max(200)
+    .regex(/^[^\s[\]]+\[\d+\]$/, 'expected a part of a forEach, like merge[3]'),
+  instructions: ForkInstruction.shape.text,
+});
+
+export interface WorkspaceOptions {
+  client: Client;
+  workflowId: string;
+  port?: number;
+  /** Called with a redo's task queue before its fork starts, so something serves it (the CLI starts a worker there). */
+  serve?: (taskQueue: string) => Promise<void>;
+}
+
+/**
+ * Serves the workspace of one run until `close`; `port` 0 (the default) takes a free one. A redo forks
+ * the run and the workspace follows the fork from then on (the page shows whose fork it is).
+ */
+export async function startReviewWorkspace(o: WorkspaceOptions): Promise<ReviewWorkspace> {
   const token = randomBytes(24).toString('base64url');
-  const handle = o.client.workflow.getHandle(o.workflowId);
+  let handle = o.client.workflow.getHandle(o.workflowId);
   let origin = '';
 
   const authorized = (url: URL) => sameSecret(url.searchParams.get('token'), token);
@@ -93,6 +115,24 @@ export async function startReviewWorkspace(o: { client: Client; workflowId: stri
         json(res, 200, await steerRun(handle, steer));
       } catch (error) {
         if (error instanceof SteerRefusedError) throw new HttpError(409, error.message);
+        throw error;
+      }
+    } else if (at === 'POST /api/redo') {
+      const redo = parsed(RedoRequest, await bodyOf(req));
+      const described = await handle.describe();
+      if (described.status.name !== 'COMPLETED')
+        throw new HttpError(409, 'a part is redone from a finished run: decide its disagreements (or keep the merge) first');
+      await o.serve?.(described.taskQueue);
+      try {
+        const fork = await forkRun(o.client, handle.workflowId, {
+          instructions: [{ operation: redo.part, text: redo.instructions }],
+          by: 'web review',
+          reason: `redo ${redo.part}`,
+        });
+        handle = o.client.workflow.getHandle(fork.workflowId);
+        json(res, 200, { workflowId: fork.workflowId });
+      } catch (error) {
+        if (error instanceof ValidationError) throw new HttpError(400, error.message);
         throw error;
       }
     } else throw new HttpError(404, `no ${at} here`);

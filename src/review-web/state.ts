@@ -6,6 +6,7 @@ import type { PendingReview, Progress, RunResult } from '../run/request';
 import { QUERY } from '../run/wire';
 import { describeSteer } from '../steering/describe';
 import { getTask } from '../tasks/registry';
+import { type RedoPart, redoParts } from './parts';
 
 /** What the review workspace shows of a run at one moment (`GET /api/state`). */
 export interface WorkspaceState {
@@ -19,6 +20,10 @@ export interface WorkspaceState {
   reviewHtml?: string;
   /** What people asked of the run (steers), in words, oldest first. */
   steering: string[];
+  /** Once the run finished: the parts a reviewer may redo with instructions (a fork, decision 102). */
+  parts?: RedoPart[];
+  /** The run is a fork: of which run, with which instructions, and what it paid for and took. */
+  fork?: { parent: string; instructions: string[]; callsMade: number; callsInherited: number };
 }
 
 /** The reviewed merge as HTML: the decided text once a person decided, else the answer as merged. */
@@ -46,5 +51,18 @@ export async function workspaceState(handle: WorkflowHandle): Promise<WorkspaceS
     running = { progress, ...(pending ? { pending } : {}) };
   } else if (status.name === 'COMPLETED') grs = ((await handle.result()) as RunResult).grs;
   const reviewHtml = grs && reviewHtmlOf(grs);
-  return { ...base, ...running, ...(reviewHtml ? { reviewHtml } : {}), steering: (grs?.steering ?? []).map(describeSteer) };
+  const fork = grs?.fork && {
+    parent: grs.fork.parent.workflowId,
+    instructions: (grs.fork.instructions ?? []).map((i) => `${i.operation}: ${i.text}`),
+    callsMade: grs.totals.llmCalls,
+    callsInherited: grs.totals.inheritedCalls ?? 0,
+  };
+  return {
+    ...base,
+    ...running,
+    ...(reviewHtml ? { reviewHtml } : {}),
+    steering: (grs?.steering ?? []).map(describeSteer),
+    ...(status.name === 'COMPLETED' && grs ? { parts: redoParts(grs) } : {}),
+    ...(fork ? { fork } : {}),
+  };
 }

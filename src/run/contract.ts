@@ -5,6 +5,7 @@ import { SteerRequest } from '../steering/types';
 import { TASKS } from '../tasks/registry';
 import { StudyRequest } from '../tune/request';
 import { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions, RunRequest, RunResult, SchemeField } from './request';
+import { GOT_SEARCH_ATTRIBUTES } from './search-attributes';
 import { problemSchemaFile, taskCatalogue } from './task-catalogue';
 import {
   DEFAULT_TASK_QUEUE,
@@ -24,7 +25,7 @@ import {
  * schemes), as JSON Schema generated from the zod schemas the code itself uses. `npm run schema`
  * writes it to schema/ (file names may have a folder: `tasks/...`); a test fails when it is stale.
  */
-export const CONTRACT_VERSION = '1.19.0';
+export const CONTRACT_VERSION = '1.20.0';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output', title: string) => ({
   ...(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: schemeAsNameOrObject }) as Record<
@@ -74,6 +75,14 @@ export function contractFiles(): Record<string, unknown> {
           returns: { paused: 'whether new LLM calls are held', budget: 'the budget now in force, if any' },
           refused: 'with a reason when it cannot apply (paused already, a budget not above what is spent, ...); nothing is recorded',
         },
+      },
+      // A fork (decision 102): a run request with `fork.parent` naming a recorded run; the worker recalls
+      // the parent's calls and takes those on the same inputs without a call. Listed by search attribute.
+      forks: {
+        request: 'run-request.schema.json#/properties/fork',
+        searchAttribute: GOT_SEARCH_ATTRIBUTES.parent.name,
+        memo: 'forkOf: { workflowId, runId, at? }',
+        inherited: 'grs.calls[].inherited, grs.totals.inheritedCalls, grs.fork',
       },
       // Tasks that take files (tasks.json: takesFiles) accept a problem of files instead: the worker reads them by content.
       problemFiles: 'problem-files.schema.json',

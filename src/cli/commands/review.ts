@@ -3,7 +3,9 @@ import { queryPendingReview, sendDecisions } from '../../client/review';
 import { ValidationError } from '../../goo/validate';
 import { startReviewWorkspace } from '../../review-web/server';
 import { withCliClient } from '../cli-client';
+import { llmChoiceOfQueue } from '../llm-source';
 import { askDecisions, describeDisagreement, parseChoices } from '../review-decisions';
+import { type CliRuntime, startRuntimeFor } from '../runtime';
 
 export interface ReviewOptions {
   /** `d1=2`, `d1=nda2.pdf`, `d1=text:New York`; repeatable. */
@@ -57,7 +59,14 @@ async function reviewInBrowser(workflowId: string, o: ReviewOptions, log: (line:
   await withCliClient(log, async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
     const open = (await handle.describe()).status.name === 'RUNNING';
-    const workspace = await startReviewWorkspace({ client, workflowId, port });
+    // A redo is a fork on the run's queue: served from here (the run's own command may have ended).
+    const serving = new Map<string, Promise<CliRuntime>>();
+    const serve = async (taskQueue: string) => {
+      if (!serving.has(taskQueue))
+        serving.set(taskQueue, startRuntimeFor({ worker: true, taskQueue, latency: 0, ...llmChoiceOfQueue(taskQueue) }, log));
+      await serving.get(taskQueue);
+    };
+    const workspace = await startReviewWorkspace({ client, workflowId, port, serve });
     log(`Review ${workflowId} in your browser: ${workspace.url}`);
     log('Only this machine can open it, and only with its token. Ctrl-C stops serving it.');
     const stopped = new Promise<void>((resolve) => {
@@ -71,6 +80,7 @@ async function reviewInBrowser(workflowId: string, o: ReviewOptions, log: (line:
       })().catch(() => undefined);
     await stopped;
     await workspace.close();
+    for (const runtime of serving.values()) await (await runtime).close();
     log(`Stopped serving the review of ${workflowId}.`);
   });
 }
