@@ -15,8 +15,10 @@
  * workflow id is its fixture name, because its children's ids are made from it.
  *
  * A GoT sorting paused, given a budget and resumed through the `steer` update is the `steered` run.
+ * Forks (decision 102) of a GoT sorting at its merge with an instruction, and of a clause merge a person
+ * decided, redoing one clause group, are the `forked` runs; their parents are not kept (a fork replays alone).
  *
- *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|steered|all]   e.g. 2-fast-steps
+ *   npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|steered|forked|all]   e.g. 2-fast-steps
  *
  * Starts its own in-memory Temporal dev server (free ports, no UI), the simulated LLM and a worker.
  */
@@ -25,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { forkRun } from '../src/client/fork';
 import { startRun } from '../src/client/runs';
 import { startDevServer } from '../src/devserver/dev-server';
 import { freePort } from '../src/devserver/process';
@@ -35,7 +38,9 @@ import type { RunRequestInput } from '../src/run/request';
 import { WORKFLOW_TYPE } from '../src/run/wire';
 import { startSimulatedLlm } from '../src/simllm/server';
 import type { SteerRequest } from '../src/steering/types';
+import { alignClauses } from '../src/tasks/doc-merge/clause-groups/align';
 import { TASKS } from '../src/tasks/registry';
+import { CONFIDENTIALITY_WORD, clauseRoom } from '../test/support/clause-room';
 import { bundleGotWorkflows, createGotWorker } from '../worker/create';
 import {
   decideDisagreementsUpdate,
@@ -46,12 +51,12 @@ import {
 } from '../workflows/definitions';
 
 const GENERATION = process.argv[2];
-const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'per-sample', 'children', 'steered', 'all'] as const;
+const RUN_SETS = ['standard', 'for-each', 'scheme', 'review', 'per-sample', 'children', 'steered', 'forked', 'all'] as const;
 const runsFlag = process.argv.indexOf('--runs');
 const RUN_SET = (runsFlag > 0 ? process.argv[runsFlag + 1] : 'all') as (typeof RUN_SETS)[number];
 if (!GENERATION || !/^\d+-[a-z0-9-]+$/.test(GENERATION) || !RUN_SETS.includes(RUN_SET)) {
   console.error(
-    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|steered|all]   (e.g. 2-fast-steps: a number, then what changed)',
+    'usage: npx tsx scripts/record-histories.ts <generation> [--runs standard|for-each|scheme|review|per-sample|children|steered|forked|all]   (e.g. 2-fast-steps: a number, then what changed)',
   );
   process.exit(2);
 }
@@ -187,6 +192,7 @@ async function main() {
     if (RUN_SET === 'per-sample' || RUN_SET === 'all') await recordPerSample();
     if (RUN_SET === 'children' || RUN_SET === 'all') await recordChildren();
     if (RUN_SET === 'steered' || RUN_SET === 'all') await recordSteered();
+    if (RUN_SET === 'forked' || RUN_SET === 'all') await recordForked();
     const total = written.reduce((s, w) => s + w.bytes, 0);
     log(`wrote ${written.length} histories, ${(total / 1024).toFixed(1)} KiB in all, to ${OUT_DIR}`);
   } finally {
@@ -238,6 +244,48 @@ async function main() {
     await steer({ action: 'resume', by: 'fixture', reason: 'recorded' });
     await handle.result();
     await save(name, handle);
+  }
+
+  /** Forks (decision 102): a GoT sorting forked at its merge with an instruction; a decided clause merge redoing one group. */
+  async function recordForked(): Promise<void> {
+    const sorting = await startRun(client, request('sorting', 'got', 32), { taskQueue, workflowId: 'fixture-fork-parent-sorting' });
+    await sorting.result();
+    const atMerge = await forkRun(
+      client,
+      sorting.workflowId,
+      { at: 'merge-1', instructions: [{ operation: 'improve-1', text: 'Check every number twice.' }], by: 'fixture' },
+      { taskQueue, workflowId: 'fixture-sorting-got-32-forked' },
+    );
+    await atMerge.result();
+    await save('sorting-got-32-forked', atMerge);
+
+    const room = clauseRoom();
+    const merge = await startRun(
+      client,
+      {
+        task: 'doc-merge',
+        problem: room,
+        goo: TASKS['doc-merge']!.schemes.clauses!({ size: 2, problem: room }),
+        review: { decide: true },
+        seed: SEED,
+      },
+      { taskQueue, workflowId: 'fixture-fork-parent-clauses' },
+    );
+    const pending = await poll('the merge to wait for decisions', async () => (await merge.query(pendingReviewQuery)) ?? undefined);
+    const decisions = pending.disagreements.map((d) => ({ id: d.id, choose: { document: d.values.at(-1)!.document } }));
+    await merge.executeUpdate(decideDisagreementsUpdate, { args: [{ decisions, by: 'fixture' }] });
+    await merge.result();
+    const group = alignClauses(room.documents).groups.findIndex(
+      (g) => !g.same && g.members.some((m) => m.text.includes(CONFIDENTIALITY_WORD)),
+    );
+    const redo = await forkRun(
+      client,
+      merge.workflowId,
+      { instructions: [{ operation: `merge[${group}]`, text: 'Name both parties as one.' }], by: 'fixture' },
+      { taskQueue, workflowId: 'fixture-doc-merge-clauses-forked' },
+    );
+    await redo.result();
+    await save('doc-merge-clauses-forked', redo);
   }
 
   /** GoT sorting with every sample its own request (`llm.fanOut: perSample`). */
