@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forkRun } from '../src/client/fork';
 import { resultOf, startRun } from '../src/client/runs';
+import { describeFork } from '../src/fork/describe';
 import { INSTRUCTIONS_HEADING } from '../src/fork/prompt';
+import { toHtml } from '../src/grs/html';
 import type { Grs } from '../src/grs/types';
 import { rebuildGrs } from '../src/inspect/rebuild';
 import { GOT_SEARCH_ATTRIBUTES } from '../src/run/search-attributes';
@@ -59,6 +61,9 @@ describe('forks (decision 102)', () => {
     expect(fork.grs.thoughts.map((t) => [t.id, t.state, t.score])).toEqual(parent.result.grs.thoughts.map((t) => [t.id, t.state, t.score]));
     expect(fork.grs.fork).toMatchObject({ parent: { workflowId: parent.id }, by: 'Ann', reason: 'same again' });
 
+    const said = `fork of ${parent.id} by Ann (same again): 0 LLM calls made, ${parent.result.grs.calls.length} taken from it without a call`;
+    expect(describeFork(fork.grs)).toBe(said);
+    expect(toHtml(fork.grs, { title: 'fork' })).toContain(said);
     const described = await handle.describe();
     expect(described.typedSearchAttributes.get(GOT_SEARCH_ATTRIBUTES.parent)).toBe(parent.id);
     expect(described.memo?.forkOf).toMatchObject({ workflowId: parent.id });

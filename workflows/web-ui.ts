@@ -1,4 +1,5 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { describeFork } from '../src/fork/describe';
 import type { GrsRecorder } from '../src/grs/recorder';
 import type { RunRequest } from '../src/run/request';
 import { GOT_SEARCH_ATTRIBUTES, type RunStatus } from '../src/run/search-attributes';
@@ -41,11 +42,18 @@ export function showProgress(grs: GrsRecorder, graph: RunGraph, running: Readonl
     awaitingHumans.length ? `waiting for a person to score: ${awaitingHumans.join(', ')}` : '',
     grs.budgetExhausted ? 'budget exhausted: no further LLM calls' : '',
     steerLine(grs.steeringEvents.at(-1)),
+    forkLine(grs),
   ];
   setCurrentDetails(lines.filter(Boolean).join('\n\n'));
 }
 
 /** The last steer, while it still says something about the run: a pause, a budget (a resume only ends a pause). */
 const steerLine = (event: SteerEvent | undefined) => (event && event.action !== 'resume' ? `**${describeSteer(event)}**` : '');
+
+/** A fork names its parent and what it took from it (decision 102). */
+const forkLine = (grs: GrsRecorder) => {
+  const fork = grs.forkRecord;
+  return fork ? (describeFork({ fork, totals: grs.spent }) ?? '') : '';
+};
 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6;

@@ -1,5 +1,6 @@
 import { layoutOf, outputOfReview } from '../documents/output/layout';
 import { escapeHtml, mergeReviewHtml, REVIEW_CSS } from '../documents/output/review-html';
+import { describeFork } from '../fork/describe';
 import { describeSteer } from '../steering/describe';
 import { bestPath, formatScore, thoughtsById, volume } from './analysis';
 import type { Grs } from './types';
@@ -31,6 +32,8 @@ export function toHtml(grs: Grs, o: HtmlOptions): string {
     budgetExhausted: grs.budgetExhausted,
     // What people asked of the run while it ran, in words (decision 100).
     steering: (grs.steering ?? []).map((s) => `${new Date(s.at).toISOString().slice(11, 19)} ${describeSteer(s)}`),
+    // A fork says whose, and what it took from its parent without a call (decision 102).
+    fork: describeFork(grs) ?? null,
     operations: grs.operations,
     calls: grs.calls,
     thoughts: grs.thoughts.map((t) => ({
@@ -201,6 +204,7 @@ ${review ? `${review}\n<h2 id="run-title">Graph of thoughts</h2>\n` : ''}<main i
     '<span>' + data.thoughts.length + ' thoughts</span><span>' + s.llmCalls + ' LLM calls</span><span>' + (s.promptTokens + s.completionTokens) + ' tokens</span><span>$' + s.costUsd.toFixed(4) + '</span>' +
     (data.bestId ? '<span>best: ' + esc(data.bestId) + ' (score ' + esc(byId.get(data.bestId)?.scoreText ?? '—') + ')</span>' : '') + (data.budgetExhausted ? '<span>budget exhausted</span>' : '') +
     data.steering.map((s) => '<span>steered: ' + esc(s) + '</span>').join('') +
+    (data.fork ? '<span>' + esc(data.fork) + '</span>' : '') +
     (grown.length ? '<span>' + grown.length + ' operations grown at run time</span>' : '') +
     (document.getElementById('review') ? '<span><a href="#review">merged document</a> · <a href="#run-title">graph</a></span>' : '');
   // Grown operations are listed right after the forEach that grew them, part by part.

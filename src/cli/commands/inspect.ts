@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { retentionLine } from '../../documents/retention';
+import { describeFork } from '../../fork/describe';
 import { bestThought, formatScore, operationTimings, thoughtsById, volume } from '../../grs/analysis';
 import { toDot, toJson, toMermaid } from '../../grs/export';
 import { toHtml } from '../../grs/html';
@@ -55,6 +56,7 @@ function summary(grs: Grs, title: string, bestId: string | undefined): string {
     best
       ? `  best thought ${best.id}: score ${best.score === undefined ? '—' : formatScore(best.score)}${best.solved ? ' (solved)' : ''}, volume ${volume(grs, best.id, index)}`
       : '  no scored final thought',
+    ...(grs.fork ? [`  ${describeFork(grs)}`] : []),
     ...(grs.steering ?? []).map((s) => `  steered at ${new Date(s.at).toISOString()}: ${describeSteer(s)}`),
     ...(grs.review
       ? [
