@@ -50,6 +50,8 @@ export interface RunContext {
   readonly notes: Map<string, string>;
   /** A person's steering of the run (decision 100); absent where the run's generation does not obey it (a child's parts). */
   readonly steering?: RunSteering;
+  /** Instructions a person gave while the run ran (the `instruct` steer, decision 103), for an operation's steps. */
+  readonly steeredInstructions?: (operationId: string) => string | undefined;
   /** A fork's parent (decision 102): which calls it already made, and a reviewer's instructions. */
   readonly inheritance?: Inheritance;
   /** Refreshes the run's progress line in the Web UI. */

@@ -79,7 +79,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
                     : beforeFastSteps;
   const humans = new HumanScoring();
   const reviewing = new AnswerReviewing();
-  const steering = new RunSteering(path.obeysSteering === true);
+  const steering = new RunSteering(path.obeysSteering === true, path.steersGraph === true);
   const local = proxyLocalActivities<GotActivities>(LOCAL_STEP_OPTIONS);
 
   // Queries are answered from the start, while the worker is still checking the request.
@@ -133,6 +133,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
     elsewhere: { costUsd: 0, tokens: 0, calls: 0, running: new Set<string>() },
     notes: new Map<string, string>(),
     ...(path.obeysSteering ? { steering } : {}),
+    ...(path.steersGraph ? { steeredInstructions: (id: string) => steering.instructionsFor(id) } : {}),
     ...(inheritance ? { inheritance } : {}),
     progressChanged: () => showProgress(grs, graph, scheduler.running, humans.awaiting),
   };

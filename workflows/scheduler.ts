@@ -72,7 +72,17 @@ export class Scheduler {
 
   private inputsOf(op: Operation): Thought[] {
     if (op.inputs.length === 0) return this.ctx.graph.startOf(op.id)?.thoughts.map((t) => this.ctx.grs.thought(t)) ?? [this.ctx.root];
-    return uniqueThoughts(op.inputs.flatMap((id) => this.outputs.get(id)!.map((t) => this.ctx.grs.thought(t))));
+    const steering = this.ctx.steering;
+    // Thoughts a person pruned are read by no operation that starts after the prune (decision 103).
+    const read = (t: string) => !steering || steering.reads(t);
+    return uniqueThoughts(
+      op.inputs.flatMap((id) =>
+        this.outputs
+          .get(id)!
+          .filter(read)
+          .map((t) => this.ctx.grs.thought(t)),
+      ),
+    );
   }
 
   private launch(id: string): void {
@@ -89,6 +99,8 @@ export class Scheduler {
       clock.at,
     );
 
+    // A person pruned it while the run ran (decision 103): it does not run, and passes nothing on.
+    const pruned = ctx.steering?.prunedNote(id);
     const settle = (made: Thought[]) => {
       // A fork at one of this operation's thoughts goes on from that thought alone (decision 102).
       const out = ctx.inheritance ? ctx.inheritance.goesOn(id, made) : made;
@@ -98,7 +110,8 @@ export class Scheduler {
       this.endedAt.set(id, clock.at);
       // An LLM operation that had inputs yet produced nothing was starved by the budget.
       const starved = callsLlm(op) && inputs.length > 0 && out.length === 0 && ctx.grs.budgetExhausted;
-      ctx.grs.finishOperation(id, ids, clock.at, starved ? 'skipped' : 'done', starved ? 'budget exhausted' : ctx.notes.get(id));
+      const note = pruned ?? (starved ? 'budget exhausted' : ctx.notes.get(id));
+      ctx.grs.finishOperation(id, ids, clock.at, pruned || starved ? 'skipped' : 'done', note);
       for (const next of ctx.graph.successorsOf(id)) if (this.isReady(next)) this.launch(next);
       this.grownDone(id, clock.at);
       // After the successors started, so the details name what runs now.
@@ -115,6 +128,10 @@ export class Scheduler {
       ctx.progressChanged();
     };
 
+    if (pruned) {
+      settle([]);
+      return;
+    }
     if (op.type === 'forEach') {
       this.forEach({ op, clock, inputs }, settle, fail);
       return;

@@ -1,6 +1,8 @@
 import { setHandler, sleep } from '@temporalio/workflow';
+import { instructionsFor } from '../src/fork/inherit';
+import { leavesNothing, type PruneGraph } from '../src/steering/reach';
 import { readSteer } from '../src/steering/read';
-import { steeringRefusal } from '../src/steering/refusal';
+import { type SteerableGraph, steeringRefusal } from '../src/steering/refusal';
 import type { SteerOutcome, SteerRequest } from '../src/steering/types';
 import { budgetUsed } from './budget';
 import type { RunContext } from './context';
@@ -18,15 +20,24 @@ export class RunSteering {
   /** Whether new calls wait now: set with a pause at once, cleared a workflow task after a resume. */
   private holding = false;
   private changedBudget?: SteerOutcome['budget'];
-  private ctx?: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged'>;
+  private ctx?: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged' | 'graph'>;
   private graphDone = false;
+  /** Pruned operations (with the steer that pruned them) and thoughts (decision 103). */
+  private readonly prunedOperations = new Map<string, SteerRequest>();
+  private readonly prunedThoughts = new Set<string>();
+  /** A reviewer's words for operations' steps that start from now on. */
+  private readonly instructions: { operation: string; text: string }[] = [];
 
-  constructor(private readonly steerable: boolean) {
+  /** @param changesGraph the run's generation takes prunes and instructions (since the `forks` patch) */
+  constructor(
+    private readonly steerable: boolean,
+    private readonly changesGraph = false,
+  ) {
     setHandler(steerUpdate, (input) => this.accept(input), { validator: (input) => this.validate(input) });
   }
 
   /** The run is ready to be steered: its request checked, its GRS started; its call slots hold new calls while paused. */
-  attach(ctx: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged' | 'slots'>): void {
+  attach(ctx: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged' | 'slots' | 'graph'>): void {
     this.ctx = ctx;
     ctx.slots.holdWhile(() => this.holding);
   }
@@ -41,6 +52,27 @@ export class RunSteering {
   /** A person paused the run and has not resumed it. */
   get isPaused(): boolean {
     return this.paused;
+  }
+
+  /** A pruned operation does not run: the note its GRS record carries, or undefined when it was not pruned. */
+  prunedNote(operationId: string): string | undefined {
+    const steer = this.prunedOperations.get(operationId);
+    return steer && `pruned${steer.by ? ` by ${steer.by}` : ''}${steer.reason ? ` (${steer.reason})` : ''}`;
+  }
+
+  /** Whether operations starting now may read this thought. */
+  reads(thoughtId: string): boolean {
+    return !this.prunedThoughts.has(thoughtId);
+  }
+
+  /** Every instruction given so far, in order: a child workflow starting now takes them for its parts. */
+  get instructionList(): readonly { operation: string; text: string }[] {
+    return this.instructions;
+  }
+
+  /** The instructions a person gave for an operation's steps while the run ran, joined; undefined where none. */
+  instructionsFor(operationId: string): string | undefined {
+    return instructionsFor(this.instructions, operationId);
   }
 
   /** The budget a steer set, else the request's. */
@@ -61,10 +93,45 @@ export class RunSteering {
         ...(ctx ? { budget: this.budget(ctx.request) } : {}),
         spent: ctx ? budgetUsed(ctx) : { costUsd: 0, tokens: 0 },
         budgetExhausted: ctx?.grs.budgetExhausted ?? false,
+        ...(ctx && this.changesGraph ? { graph: this.graphOf(ctx) } : {}),
       },
       read.steer,
     );
     if (refusal) throw new Error(refusal);
+  }
+
+  /** The graph as a prune or an instruction is checked against it. */
+  private graphOf(ctx: Pick<RunContext, 'grs' | 'graph' | 'request'>): SteerableGraph {
+    const { grs, graph } = ctx;
+    const statusOf = (id: string) => {
+      try {
+        return grs.operation(id).status;
+      } catch {
+        return undefined;
+      }
+    };
+    const pruned = () => ({ operations: new Set(this.prunedOperations.keys()), thoughts: this.prunedThoughts });
+    const reach: PruneGraph = {
+      sinks: grs.finalOperationIds,
+      inputsOf: (id) => graph.op(id).inputs,
+      outputsOf: (id) => {
+        const status = statusOf(id);
+        return status === 'pending' || status === 'running' ? undefined : grs.operation(id).outputThoughts;
+      },
+    };
+    return {
+      statusOf,
+      gooOperations: ctx.request.goo.operations.map((op) => op.id),
+      hasThought: (id) => grs.hasThought(id),
+      // A thought reaches every operation whose input passed it on (a Score passes its inputs on): one that has not started reads it.
+      readByPending: (id) =>
+        graph
+          .inOrder()
+          .some((op) => statusOf(op.id) === 'pending' && op.inputs.some((i) => reach.outputsOf(i)?.includes(id) ?? i === grs.thought(id).operationId)),
+      prunedOperation: (id) => this.prunedOperations.has(id),
+      prunedThought: (id) => this.prunedThoughts.has(id),
+      leavesNothing: (prune) => leavesNothing(reach, pruned(), prune),
+    };
   }
 
   private accept(input: SteerRequest): SteerOutcome {
@@ -80,7 +147,11 @@ export class RunSteering {
       void sleep(1).then(() => {
         if (!this.paused) this.holding = false;
       });
-    } else this.changedBudget = { ...this.changedBudget, ...steer.budget };
+    } else if (steer.action === 'budget') this.changedBudget = { ...this.changedBudget, ...steer.budget };
+    else if (steer.action === 'prune') {
+      if (steer.operation !== undefined) this.prunedOperations.set(steer.operation, steer);
+      else this.prunedThoughts.add(steer.thought!);
+    } else this.instructions.push({ operation: steer.operation, text: steer.text });
     this.ctx!.grs.steered({ ...steer, at: Date.now() });
     this.ctx!.progressChanged();
     const budget = this.budget(this.ctx!.request);

@@ -241,6 +241,15 @@ export class GrsRecorder {
     for (const t of thoughts) this.thoughts.set(t.id, t);
   }
 
+  hasThought(id: string): boolean {
+    return this.thoughts.has(id);
+  }
+
+  /** The run's final operations (the GoO's sinks). */
+  get finalOperationIds(): readonly string[] {
+    return this.finalOperations;
+  }
+
   thought(id: string): Thought {
     const t = this.thoughts.get(id);
     if (!t) throw new Error(`unknown thought ${id}`);

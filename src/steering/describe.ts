@@ -12,6 +12,12 @@ export function describeSteer(event: SteerRequest | SteerEvent): string {
           .join(' and ')}`
       : event.action === 'pause'
         ? 'paused: no new LLM call starts until it is resumed'
-        : 'resumed';
+        : event.action === 'prune'
+          ? event.operation !== undefined
+            ? `pruned operation ${event.operation}: it does not run`
+            : `pruned thought ${event.thought}: no operation starting later reads it`
+          : event.action === 'instruct'
+            ? `instructions for ${event.operation}: "${event.text.length > 120 ? `${event.text.slice(0, 119)}…` : event.text}"`
+            : 'resumed';
   return `${what}${event.by ? ` by ${event.by}` : ''}${event.reason ? ` (${event.reason})` : ''}`;
 }

@@ -7,9 +7,9 @@ import type { SteerRequest } from './types';
  */
 export function readSteer(input: unknown): { steer: SteerRequest } | { problem: string } {
   if (typeof input !== 'object' || input === null) return { problem: 'expected { action: "pause" | "resume" | "budget", ... }' };
-  const { action, by, reason, budget, ...rest } = input as Record<string, unknown>;
+  const { action, by, reason, budget, operation, thought, text, ...rest } = input as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length) return { problem: `${extra[0]}: not a field of a steer (action, budget, by, reason)` };
+  if (extra.length) return { problem: `${extra[0]}: not a field of a steer (action, budget, operation, thought, text, by, reason)` };
   for (const [field, value, max] of [
     ['by', by, 200],
     ['reason', reason, 2000],
@@ -20,11 +20,38 @@ export function readSteer(input: unknown): { steer: SteerRequest } | { problem: 
     ...(by !== undefined ? { by: (by as string).trim() } : {}),
     ...(reason !== undefined ? { reason: (reason as string).trim() } : {}),
   };
-  if (action === 'pause' || action === 'resume') {
+  const fields = { operation, thought, text };
+  const foreign = (allowed: string[]) => Object.entries(fields).find(([f, v]) => v !== undefined && !allowed.includes(f))?.[0];
+  const text_ = (field: string, value: unknown, max: number) =>
+    typeof value === 'string' && value.trim() && value.length <= max ? undefined : `${field}: expected text of 1 to ${max} characters`;
+  if (action === 'pause' || action === 'resume' || action === 'prune' || action === 'instruct') {
     if (budget !== undefined) return { problem: `budget: only the action "budget" takes one` };
-    return { steer: { action, ...who } };
+    const allowed = action === 'prune' ? ['operation', 'thought'] : action === 'instruct' ? ['operation', 'text'] : [];
+    const stray = foreign(allowed);
+    if (stray) return { problem: `${stray}: the action "${action}" takes no ${stray}` };
   }
-  if (action !== 'budget') return { problem: `action: expected "pause", "resume" or "budget", got ${JSON.stringify(action)}` };
+  if (action === 'pause' || action === 'resume') return { steer: { action, ...who } };
+  if (action === 'prune') {
+    if ((operation === undefined) === (thought === undefined)) return { problem: 'prune: give operation or thought, one of them' };
+    const problem = operation !== undefined ? text_('operation', operation, 300) : text_('thought', thought, 400);
+    if (problem) return { problem };
+    return {
+      steer: {
+        action,
+        ...(operation !== undefined ? { operation: (operation as string).trim() } : { thought: (thought as string).trim() }),
+        ...who,
+      },
+    };
+  }
+  if (action === 'instruct') {
+    const problem = text_('operation', operation, 300) ?? text_('text', text, 4000);
+    if (problem) return { problem };
+    return { steer: { action, operation: (operation as string).trim(), text: (text as string).trim(), ...who } };
+  }
+  if (action !== 'budget')
+    return { problem: `action: expected "pause", "resume", "budget", "prune" or "instruct", got ${JSON.stringify(action)}` };
+  const stray = foreign([]);
+  if (stray) return { problem: `${stray}: the action "budget" takes no ${stray}` };
   if (typeof budget !== 'object' || budget === null) return { problem: 'budget: expected { maxCostUsd?, maxTokens? }' };
   const { maxCostUsd, maxTokens, ...other } = budget as Record<string, unknown>;
   if (Object.keys(other).length) return { problem: `budget.${Object.keys(other)[0]}: not a budget field (maxCostUsd, maxTokens)` };

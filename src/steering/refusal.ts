@@ -13,6 +13,23 @@ export interface SteerableRun {
   spent: { costUsd: number; tokens: number };
   /** The budget was found spent: operations it starved do not run again. */
   budgetExhausted: boolean;
+  /** The graph as it stands, for prunes and instructions (absent: a run that does not take them). */
+  graph?: SteerableGraph;
+}
+
+/** What a prune or an instruction is checked against (decision 103). */
+export interface SteerableGraph {
+  /** An operation's status, undefined when the graph has no such operation (yet). */
+  statusOf(operationId: string): 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled' | undefined;
+  /** The GoO's operations: an instruction may name a part a forEach has not grown yet. */
+  gooOperations: readonly string[];
+  hasThought(thoughtId: string): boolean;
+  /** Whether an operation that reads this thought has not started yet. */
+  readByPending(thoughtId: string): boolean;
+  prunedOperation(operationId: string): boolean;
+  prunedThought(thoughtId: string): boolean;
+  /** Whether this prune takes the run's last way to an answer. */
+  leavesNothing(prune: { operation?: string; thought?: string }): boolean;
 }
 
 const usd = (x: number) => `$${x.toFixed(6).replace(/0+$/, '').replace(/\.$/, '')}`;
@@ -40,5 +57,40 @@ export function steeringRefusal(run: SteerableRun, steer: SteerRequest): string 
         return `budget.maxTokens ${maxTokens} is not above the tokens the run has used (${run.spent.tokens})`;
       return undefined;
     }
+    case 'prune':
+      return pruneRefusal(run.graph, steer);
+    case 'instruct':
+      return instructRefusal(run.graph, steer);
   }
+}
+
+const NOT_HERE = 'this run started on a worker that cannot change its graph (before decision 103); fork it instead';
+
+function pruneRefusal(graph: SteerableGraph | undefined, prune: { operation?: string; thought?: string }): string | undefined {
+  if (!graph) return NOT_HERE;
+  if (prune.operation !== undefined) {
+    const status = graph.statusOf(prune.operation);
+    if (status === undefined) return `operation: the run has no operation "${prune.operation}" (a forEach's parts exist once it has grown)`;
+    if (status !== 'pending')
+      return `operation "${prune.operation}" has ${status === 'running' ? 'started' : 'ended'}: only one that has not started can be pruned`;
+    if (graph.prunedOperation(prune.operation)) return `operation "${prune.operation}" is pruned already`;
+  } else {
+    const thought = prune.thought!;
+    if (!graph.hasThought(thought)) return `thought: the run has no thought "${thought}"`;
+    if (graph.prunedThought(thought)) return `thought "${thought}" is pruned already`;
+    if (!graph.readByPending(thought)) return `every operation that reads "${thought}" has started: pruning it changes nothing`;
+  }
+  if (graph.leavesNothing(prune))
+    return `pruning "${prune.operation ?? prune.thought}" leaves the run nothing to answer with: no final operation would get a thought`;
+  return undefined;
+}
+
+function instructRefusal(graph: SteerableGraph | undefined, instruct: { operation: string }): string | undefined {
+  if (!graph) return NOT_HERE;
+  const status = graph.statusOf(instruct.operation);
+  const top = instruct.operation.split(/[[.]/, 1)[0]!;
+  if (status === undefined && !graph.gooOperations.includes(top)) return `operation: the run has no operation "${instruct.operation}"`;
+  if (status !== undefined && status !== 'pending' && status !== 'running')
+    return `operation "${instruct.operation}" has ended: fork the run with these instructions to redo it (got fork <id> --instruct '${instruct.operation}=...')`;
+  return undefined;
 }

@@ -25,12 +25,30 @@ export const SteerBudget = z
   .meta({ minProperties: 1 });
 export type SteerBudget = z.infer<typeof SteerBudget>;
 
+/** An operation of the run's graph: a GoO operation or one a forEach grew (`merge[3].generate`). */
+const operationId = z.string().trim().min(1).max(300);
+
 export const SteerRequest = z.discriminatedUnion('action', [
   /** No new LLM call starts until a `resume`; calls in flight finish and are recorded. */
   z.strictObject({ action: z.literal('pause'), ...who }),
   z.strictObject({ action: z.literal('resume'), ...who }),
   /** The run's budget from now on (decision 5's rules: it stops new calls; calls in flight finish). */
   z.strictObject({ action: z.literal('budget'), budget: SteerBudget, ...who }),
+  /**
+   * An operation that has not started does not run (it ends `skipped`, with no thoughts), or a thought
+   * is read by no operation that starts from now on (decision 103).
+   */
+  z
+    .strictObject({
+      action: z.literal('prune'),
+      operation: operationId.optional(),
+      thought: z.string().trim().min(1).max(400).optional(),
+      ...who,
+    })
+    .refine((p) => (p.operation === undefined) !== (p.thought === undefined), { message: 'give operation or thought, one of them' })
+    .meta({ oneOf: [{ required: ['operation'] }, { required: ['thought'] }] }),
+  /** A reviewer's words added to the prompts of an operation's steps that start from now on (a part's or a forEach's included). */
+  z.strictObject({ action: z.literal('instruct'), operation: operationId, text: z.string().trim().min(1).max(4000), ...who }),
 ]);
 export type SteerRequest = z.infer<typeof SteerRequest>;
 

@@ -1,6 +1,6 @@
 import { patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { GotActivities } from '../../activities';
-import { Inheritance } from '../../src/fork/inherit';
+import { Inheritance, instructionsFor } from '../../src/fork/inherit';
 import { type AnalyzedGoO, structureOf } from '../../src/goo/graph';
 import { type GrsFact, GrsRecorder } from '../../src/grs/recorder';
 import { PAYLOAD_LIMITS } from '../../src/run/footprint';
@@ -60,6 +60,7 @@ export async function graphParts(input: PartsInput): Promise<PartsResult> {
     elsewhere: { costUsd: 0, tokens: 0, calls: 0, running: new Set<string>() },
     notes: new Map(),
     ...(input.inherits ? { inheritance: new Inheritance(input.inherits) } : {}),
+    ...(input.instructions ? { steeredInstructions: (id: string) => instructionsFor(input.instructions, id) } : {}),
     progressChanged: () => showProgress(grs, graph, scheduler.running, []),
   };
   const scheduler = new Scheduler(ctx);

@@ -132,6 +132,7 @@ function inputOf(ctx: RunContext, op: ForEachOperation, operations: PartsInput['
     slots,
     ...(ctx.slots.storedFrom !== undefined ? { storedFrom: ctx.slots.storedFrom } : {}),
     ...(ctx.inheritance ? { inherits: ctx.inheritance.forParts(operations.map((o) => o.id)) } : {}),
+    ...(ctx.steering?.instructionList.length ? { instructions: [...ctx.steering.instructionList] } : {}),
   };
 }
 

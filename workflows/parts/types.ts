@@ -27,6 +27,8 @@ export interface PartsInput {
   slots: number;
   /** Inputs of at least this many bytes are kept in the payload store (CallSlots' inline budget). */
   storedFrom?: number;
+  /** Instructions a person gave the run while it ran, for these parts' steps (decision 103). */
+  instructions?: { operation: string; text: string }[];
   /** The run is a fork: what its parent made in these parts, to take without a call (decision 102). */
   inherits?: InheritanceData;
 }

@@ -62,4 +62,6 @@ export interface RunPath {
   readonly obeysSteering?: boolean;
   /** A run may be a fork of a recorded run: the parent's calls on the same inputs are taken without a call (`request.fork`, decision 102). */
   readonly inheritsFromParent?: boolean;
+  /** A person may prune operations and thoughts and give instructions for steps while the run runs (the `steer` update, decision 103). */
+  readonly steersGraph?: boolean;
 }

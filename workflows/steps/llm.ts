@@ -65,7 +65,8 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
   const parents = inputs.map((t) => t.id);
   const from = parents.join(', ');
   const again = reask ? ` (re-ask ${reask})` : '';
-  const instructions = ctx.inheritance?.instructionsFor(op.id);
+  // A fork's instructions, then a person's given while it ran: the last read last, just before the answer.
+  const instructions = [ctx.inheritance?.instructionsFor(op.id), ctx.steeredInstructions?.(op.id)].filter(Boolean).join('\n') || undefined;
   const step = (n: number, seed: number): LlmStep => ({
     task: request.task,
     purpose,
@@ -152,7 +153,8 @@ async function sample(ctx: RunContext, ask: LlmAsk, key: string, samples: number
 
 /** A fork's call its parent made on the same inputs (decision 102): the parent's thoughts, as the activity would have reported them, without a call. */
 function inheritedCall(ctx: RunContext, ask: CallAsk): LlmStepResult | undefined {
-  const same = ctx.inheritance?.answer(ask);
+  // A step a person gave instructions for while the run ran is asked, never taken from a parent.
+  const same = ctx.steeredInstructions?.(ask.operationId) ? undefined : ctx.inheritance?.answer(ask);
   if (!same) return undefined;
   const thoughts = same.thoughts.map(({ state, valid, error, said, reasoning, score, solved }): StepThought => {
     const checks = {

@@ -7,6 +7,10 @@ import { withCliClient } from '../cli-client';
 export interface SteerOptions {
   maxCost?: string;
   maxTokens?: string;
+  /** prune and instruct: the operation; prune: or the thought; instruct: the instructions. */
+  operation?: string;
+  thought?: string;
+  text?: string;
   by?: string;
   reason?: string;
   json: boolean;
@@ -25,9 +29,14 @@ export function steerOf(action: string, o: SteerOptions): SteerRequest {
   const given = Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined));
   if (action !== 'budget' && Object.keys(given).length)
     throw new ValidationError('steer', [{ path: '--max-cost/--max-tokens', message: 'only `got steer <id> budget` takes them' }]);
+  const graphFlags = { operation: o.operation, thought: o.thought, text: o.text };
+  const allowed = action === 'prune' ? ['operation', 'thought'] : action === 'instruct' ? ['operation', 'text'] : [];
+  const stray = Object.entries(graphFlags).find(([k, v]) => v !== undefined && !allowed.includes(k));
+  if (stray) throw new ValidationError('steer', [{ path: `--${stray[0]}`, message: `\`got steer <id> ${action}\` takes no --${stray[0]}` }]);
   const raw = {
     action,
     ...(action === 'budget' ? { budget: given } : {}),
+    ...Object.fromEntries(Object.entries(graphFlags).filter(([, v]) => v !== undefined)),
     ...(o.by ? { by: o.by } : { by: process.env.USER ?? 'cli' }),
     ...(o.reason ? { reason: o.reason } : {}),
   };
@@ -37,13 +46,17 @@ export function steerOf(action: string, o: SteerOptions): SteerRequest {
       'steer',
       parsed.error.issues.map((i) => ({
         path:
-          i.path.length === 0 || i.path[0] === 'action'
+          i.path[0] === 'action' || (i.path.length === 0 && !['prune', 'instruct'].includes(action))
             ? '<action>'
-            : i.path[0] === 'budget'
-              ? '--max-cost/--max-tokens'
-              : `--${String(i.path[0])}`,
+            : i.path.length === 0
+              ? '--operation/--thought'
+              : i.path[0] === 'budget'
+                ? '--max-cost/--max-tokens'
+                : `--${String(i.path[0])}`,
         message:
-          i.path.length === 0 || i.path[0] === 'action' ? `expected pause, resume or budget, got ${JSON.stringify(action)}` : i.message,
+          i.path[0] === 'action' || (i.path.length === 0 && !['prune', 'instruct'].includes(action))
+            ? `expected pause, resume, budget, prune or instruct, got ${JSON.stringify(action)}`
+            : i.message,
       })),
     );
   return parsed.data;
