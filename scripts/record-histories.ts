@@ -286,6 +286,35 @@ async function main() {
     );
     await redo.result();
     await save('doc-merge-clauses-forked', redo);
+
+    // Steers that change the graph (decision 103): paused at once, a branch pruned and instructions given before they run, resumed.
+    const name = 'sorting-branches-pruned';
+    const branches: GoO = {
+      version: 1,
+      operations: [
+        { id: 'gen', type: 'generate', prompt: 'sort', k: 2, inputs: [] },
+        { id: 'fix', type: 'improve', prompt: 'improve', inputs: ['gen'] },
+        { id: 'again', type: 'improve', prompt: 'improve', inputs: ['gen'] },
+        { id: 'best', type: 'keepBestN', n: 1, higherIsBetter: false, inputs: ['fix', 'again'] },
+      ],
+    } as GoO;
+    const pruned = await startRun(
+      client,
+      { task: 'sorting', problem: TASKS.sorting!.generateProblem(16, SEED) as RunRequestInput['problem'], goo: branches },
+      { taskQueue, workflowId: `fixture-${name}` },
+    );
+    const steer = (args: SteerRequest) => pruned.executeUpdate(steerUpdate, { args: [args] });
+    await poll('the run to take a pause', () =>
+      steer({ action: 'pause', by: 'fixture' }).then(
+        () => true,
+        () => undefined,
+      ),
+    );
+    await steer({ action: 'prune', operation: 'fix', by: 'fixture' });
+    await steer({ action: 'instruct', operation: 'again', text: 'Check every number twice.', by: 'fixture' });
+    await steer({ action: 'resume', by: 'fixture' });
+    await pruned.result();
+    await save(name, pruned);
   }
 
   /** GoT sorting with every sample its own request (`llm.fanOut: perSample`). */

@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { steerOf } from '../src/cli/commands/steer';
 import { describeSteer } from '../src/steering/describe';
-import { readSteer } from '../src/steering/read';
 import { hasAnswerLeft, leavesNothing, type PruneGraph } from '../src/steering/reach';
+import { readSteer } from '../src/steering/read';
 import { type SteerableGraph, type SteerableRun, steeringRefusal } from '../src/steering/refusal';
 import { SteerRequest } from '../src/steering/types';
 
 /** gen → fix → score-fix ┐
  *  gen → score-gen ───────┴→ best (the one final operation); gen done with two thoughts, the rest pending. */
-const ops: Record<string, string[]> = { gen: [], fix: ['gen'], 'score-fix': ['fix'], 'score-gen': ['gen'], best: ['score-fix', 'score-gen'] };
+const ops: Record<string, string[]> = {
+  gen: [],
+  fix: ['gen'],
+  'score-fix': ['fix'],
+  'score-gen': ['gen'],
+  best: ['score-fix', 'score-gen'],
+};
 const done: Record<string, string[]> = { gen: ['gen/0.0', 'gen/0.1'], 'score-gen': ['gen/0.0', 'gen/0.1'] };
 const reach: PruneGraph = { sinks: ['best'], inputsOf: (id) => ops[id]!, outputsOf: (id) => done[id] };
 const none = { operations: new Set<string>(), thoughts: new Set<string>() };
@@ -65,7 +71,9 @@ describe('whether a prune or an instruction applies to the graph as it stands', 
   it('prunes an operation that has not started unless it takes the last way to an answer', () => {
     expect(steeringRefusal(run(), { action: 'prune', operation: 'fix' })).toBeUndefined();
     expect(steeringRefusal(run(), { action: 'prune', operation: 'best' })).toMatch(/leaves the run nothing to answer with/);
-    expect(steeringRefusal(run(), { action: 'prune', operation: 'gen' })).toBe('operation "gen" has ended: only one that has not started can be pruned');
+    expect(steeringRefusal(run(), { action: 'prune', operation: 'gen' })).toBe(
+      'operation "gen" has ended: only one that has not started can be pruned',
+    );
     expect(steeringRefusal(run(), { action: 'prune', operation: 'nope' })).toMatch(/^operation: the run has no operation "nope"/);
     const fixPruned = { operations: new Set(['fix']), thoughts: new Set<string>() };
     expect(steeringRefusal(run(fixPruned), { action: 'prune', operation: 'fix' })).toBe('operation "fix" is pruned already');
@@ -83,7 +91,9 @@ describe('whether a prune or an instruction applies to the graph as it stands', 
   it('takes instructions for an operation that has not ended, or a part not grown yet; refuses one that ended', () => {
     expect(steeringRefusal(run(), { action: 'instruct', operation: 'fix', text: 'x' })).toBeUndefined();
     expect(steeringRefusal(run(), { action: 'instruct', operation: 'best[2]', text: 'x' })).toBeUndefined();
-    expect(steeringRefusal(run(), { action: 'instruct', operation: 'gen', text: 'x' })).toMatch(/has ended: fork the run with these instructions/);
+    expect(steeringRefusal(run(), { action: 'instruct', operation: 'gen', text: 'x' })).toMatch(
+      /has ended: fork the run with these instructions/,
+    );
     expect(steeringRefusal(run(), { action: 'instruct', operation: 'nope', text: 'x' })).toBe('operation: the run has no operation "nope"');
   });
 
@@ -97,7 +107,9 @@ describe('prunes and instructions in words and from the command line', () => {
   it('says what changed', () => {
     expect(describeSteer({ action: 'prune', operation: 'fix', by: 'Ann' })).toBe('pruned operation fix: it does not run by Ann');
     expect(describeSteer({ action: 'prune', thought: 'gen/0.1' })).toBe('pruned thought gen/0.1: no operation starting later reads it');
-    expect(describeSteer({ action: 'instruct', operation: 'merge[3]', text: 'Keep it short.' })).toBe('instructions for merge[3]: "Keep it short."');
+    expect(describeSteer({ action: 'instruct', operation: 'merge[3]', text: 'Keep it short.' })).toBe(
+      'instructions for merge[3]: "Keep it short."',
+    );
   });
 
   it('builds the request from flags, naming the flag at fault', () => {

@@ -127,7 +127,10 @@ export class RunSteering {
       readByPending: (id) =>
         graph
           .inOrder()
-          .some((op) => statusOf(op.id) === 'pending' && op.inputs.some((i) => reach.outputsOf(i)?.includes(id) ?? i === grs.thought(id).operationId)),
+          .some(
+            (op) =>
+              statusOf(op.id) === 'pending' && op.inputs.some((i) => reach.outputsOf(i)?.includes(id) ?? i === grs.thought(id).operationId),
+          ),
       prunedOperation: (id) => this.prunedOperations.has(id),
       prunedThought: (id) => this.prunedThoughts.has(id),
       leavesNothing: (prune) => leavesNothing(reach, pruned(), prune),

@@ -451,7 +451,10 @@ program
   )
   .option('--max-cost <usd>', 'with budget: the run may spend this much in all (above what it has spent)')
   .option('--max-tokens <n>', 'with budget: the run may use this many tokens in all')
-  .option('--operation <id>', 'with prune: an operation that has not started; with instruct: the operation (or part, merge[3]) whose steps get the text')
+  .option(
+    '--operation <id>',
+    'with prune: an operation that has not started; with instruct: the operation (or part, merge[3]) whose steps get the text',
+  )
   .option('--thought <id>', 'with prune: a thought no operation starting later reads')
   .option('--text <instructions>', "with instruct: a reviewer's words added to the prompts of the operation's steps that start from now on")
   .option('--by <name>', 'who asks, as the run records it (default: $USER)')

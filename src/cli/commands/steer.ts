@@ -32,7 +32,8 @@ export function steerOf(action: string, o: SteerOptions): SteerRequest {
   const graphFlags = { operation: o.operation, thought: o.thought, text: o.text };
   const allowed = action === 'prune' ? ['operation', 'thought'] : action === 'instruct' ? ['operation', 'text'] : [];
   const stray = Object.entries(graphFlags).find(([k, v]) => v !== undefined && !allowed.includes(k));
-  if (stray) throw new ValidationError('steer', [{ path: `--${stray[0]}`, message: `\`got steer <id> ${action}\` takes no --${stray[0]}` }]);
+  if (stray)
+    throw new ValidationError('steer', [{ path: `--${stray[0]}`, message: `\`got steer <id> ${action}\` takes no --${stray[0]}` }]);
   const raw = {
     action,
     ...(action === 'budget' ? { budget: given } : {}),
