@@ -59,5 +59,8 @@ describe('steering a run from Python, knowing only the published contract', () =
       stderr: expect.stringMatching(/^invalid steer: budget\.maxCostUsd: /),
     });
     expect(await run('halt')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^invalid steer: action: /) });
+    // Prune takes an operation or a thought, one of them (decision 103).
+    expect(await run('prune')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^invalid steer: /) });
+    expect(await run('instruct', '--operation', 'fix')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^invalid steer: .*text/) });
   }, 120_000);
 });

@@ -3,6 +3,8 @@
     python examples/python/steer.py --address 127.0.0.1:7233 --workflow-id <id> pause [--by Ann] [--reason "..."]
     python examples/python/steer.py --workflow-id <id> resume
     python examples/python/steer.py --workflow-id <id> budget --max-cost 2.5 [--max-tokens 200000]
+    python examples/python/steer.py --workflow-id <id> prune --operation fix   (or --thought gen/0.1)
+    python examples/python/steer.py --workflow-id <id> instruct --operation "merge[3]" --text "Keep the 30-day notice."
 
 Sends the run's `steer` update (contract.json: updates.steer, decision 100) after checking the request
 against schema/steer-request.schema.json, so a mistake is reported here, naming the field, before the
@@ -30,6 +32,9 @@ def steer_request(args: argparse.Namespace) -> dict:
     request: dict = {"action": args.action}
     if args.action == "budget":
         request["budget"] = {k: v for k, v in (("maxCostUsd", args.max_cost), ("maxTokens", args.max_tokens)) if v is not None}
+    for field in ("operation", "thought", "text"):
+        if getattr(args, field) is not None:
+            request[field] = getattr(args, field)
     if args.by:
         request["by"] = args.by
     if args.reason:
@@ -53,9 +58,12 @@ async def main() -> int:
     parser.add_argument("--address", default="127.0.0.1:7233")
     parser.add_argument("--namespace", default="default")
     parser.add_argument("--workflow-id", required=True)
-    parser.add_argument("action", help="pause, resume or budget")
+    parser.add_argument("action", help="pause, resume, budget, prune or instruct")
     parser.add_argument("--max-cost", type=float, default=None, help="with budget: USD the run may spend in all")
     parser.add_argument("--max-tokens", type=int, default=None, help="with budget: tokens the run may use in all")
+    parser.add_argument("--operation", default=None, help="with prune or instruct: the operation (a part: merge[3])")
+    parser.add_argument("--thought", default=None, help="with prune: the thought")
+    parser.add_argument("--text", default=None, help="with instruct: the instructions")
     parser.add_argument("--by", default=os.environ.get("USER"), help="who asks (default: $USER)")
     parser.add_argument("--reason", default=None)
     args = parser.parse_args()

@@ -73,7 +73,8 @@ export function contractFiles(): Record<string, unknown> {
         [UPDATE.steer]: {
           args: ['steer-request.schema.json'],
           returns: { paused: 'whether new LLM calls are held', budget: 'the budget now in force, if any' },
-          refused: 'with a reason when it cannot apply (paused already, a budget not above what is spent, ...); nothing is recorded',
+          refused:
+            'with a reason when it cannot apply (paused already, a budget not above what is spent, an unknown or started operation, a prune that leaves nothing, ...); nothing is recorded',
         },
       },
       // A fork (decision 102): a run request with `fork.parent` naming a recorded run; the worker recalls

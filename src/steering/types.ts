@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Steering a running run (issue 41, decision 100): a person pauses and resumes its LLM calls or
- * changes its budget while it runs, through the `steer` update. Each request is checked before it
+ * Steering a running run (issue 41, decisions 100 and 103): a person pauses and resumes its LLM calls,
+ * changes its budget, prunes an operation or a thought, or gives an operation instructions while it
+ * runs, through the `steer` update. Each request is checked before it
  * is accepted (`steeringRefusal`), recorded in the GRS with who asked and when, and replayed from
  * history like every other fact. Pure: usable in the workflow sandbox.
  */
