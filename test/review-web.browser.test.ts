@@ -185,6 +185,15 @@ describe('redo in the review workspace (decision 102)', () => {
       );
       expect(fork.grs.review?.decisions?.map((d) => d.choose)).toEqual(parent.grs.review?.decisions?.map((d) => d.choose));
       expect(await page.locator('#fork').textContent()).toContain(`${made.length} LLM call(s) made`);
+      // The graph and each thought of the run shown now (the fork), behind the same token, its scripts allowed by the page's nonce.
+      const graph = await browser.newPage();
+      graph.on('pageerror', (e) => errors.push(e.message));
+      await graph.goto(space.url.replace('/?', '/graph?'));
+      await graph.locator('#ops table').waitFor();
+      expect(await graph.locator('#summary').textContent()).toContain(`fork of ${handle.workflowId}`);
+      expect(await graph.locator('#ops').textContent()).toContain(`merge[${group}]`);
+      await graph.close();
+      expect((await fetch(space.url.replace(/\/\?token=.*/, '/graph'))).status).toBe(403);
       expect(errors).toEqual([]);
     } finally {
       await page.close();

@@ -110,6 +110,8 @@ function render(s) {
   }
   $('steering').textContent = s.steering.length ? 'Steered: ' + s.steering.join('; ') : '';
   $('run').textContent = s.workflowId;
+  // The graph page of the run shown now (a redo's fork once there is one), behind the same token.
+  $('graph').href = '/graph?token=' + encodeURIComponent(token);
   $('fork').textContent = s.fork
     ? 'Fork of ' + s.fork.parent + ' (' + s.fork.instructions.join('; ') + '): ' + s.fork.callsMade + ' LLM call(s) made, ' + s.fork.callsInherited + ' taken from it without a call.'
     : '';
@@ -221,6 +223,7 @@ export function workspacePage(workflowId: string, nonce: string): string {
 <header>
 <b>Review</b><span id="run">${id}</span><span id="status">reading the run…</span>
 <button id="pause" type="button" hidden>Pause LLM calls</button><button id="resume" type="button" hidden>Resume LLM calls</button>
+<a id="graph" target="_blank" rel="noopener">graph and thoughts</a>
 <span id="message"></span>
 </header>
 <main>

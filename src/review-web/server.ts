@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
+import { renderGrs } from '../cli/commands/inspect';
 import { forkRun } from '../client/fork';
 import { sendDecisions } from '../client/review';
 import { SteerRefusedError, steerRun } from '../client/steer';
@@ -11,9 +12,10 @@ import { ForkInstruction } from '../fork/types';
 import { ValidationError, zodIssues } from '../goo/validate';
 import { ReviewDecisions } from '../run/request';
 import { SteerRequest } from '../steering/types';
+import { getTask } from '../tasks/registry';
 import { HttpError, readBody, sameSecret } from '../util/http';
 import { workspacePage } from './page';
-import { workspaceState } from './state';
+import { currentGrs, workspaceState } from './state';
 
 /**
  * The review workspace (issue 41, decision 101): a page in the reviewer's browser for one run,
@@ -72,6 +74,19 @@ export interface WorkspaceOptions {
   serve?: (taskQueue: string) => Promise<void>;
 }
 
+/** A page of the workspace: only its own nonce'd scripts run; it talks to this server only; the token stays here. */
+function page(res: ServerResponse, html: (nonce: string) => string): void {
+  const nonce = randomBytes(16).toString('base64');
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(html(nonce));
+}
+
 /**
  * Serves the workspace of one run until `close`; `port` 0 (the default) takes a free one. A redo forks
  * the run and the workspace follows the fork from then on (the page shows whose fork it is).
@@ -89,17 +104,13 @@ export async function startReviewWorkspace(o: WorkspaceOptions): Promise<ReviewW
     const url = new URL(req.url ?? '/', origin);
     if (!authorized(url)) throw new HttpError(403, 'this page needs the token of its URL (the one `got review --web` printed)');
     const at = `${req.method} ${url.pathname}`;
-    if (at === 'GET /') {
-      const nonce = randomBytes(16).toString('base64');
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'cache-control': 'no-store',
-        // Nothing but this page's own script and styles runs; it talks to this server only; the token stays here.
-        'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-        'referrer-policy': 'no-referrer',
-        'x-content-type-options': 'nosniff',
-      });
-      res.end(workspacePage(o.workflowId, nonce));
+    if (at === 'GET /') page(res, (nonce) => workspacePage(o.workflowId, nonce));
+    else if (at === 'GET /graph') {
+      // The run's graph and every thought's content: the GRS page `got inspect --format html` writes.
+      const grs = await currentGrs(handle);
+      if (!grs) throw new HttpError(409, 'the run has no graph to show (it failed or was cancelled before it ran)');
+      const html = renderGrs(grs, 'html', handle.workflowId, getTask(grs.task));
+      page(res, (nonce) => html.replaceAll('<script', `<script nonce="${nonce}"`));
     } else if (at === 'GET /api/state') json(res, 200, await workspaceState(handle));
     else if (at === 'POST /api/decide') {
       const decisions = parsed(ReviewDecisions, await bodyOf(req));

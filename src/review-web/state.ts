@@ -35,6 +35,14 @@ function reviewHtmlOf(grs: Grs): string | undefined {
   return mergeReviewHtml(output, layoutOf(output));
 }
 
+/** The run's GRS as it stands: queried while it runs, its result's once it completed; undefined otherwise. */
+export async function currentGrs(handle: WorkflowHandle): Promise<Grs | undefined> {
+  const { status } = await handle.describe();
+  if (status.name === 'RUNNING') return handle.query<Grs>(QUERY.grs);
+  if (status.name === 'COMPLETED') return ((await handle.result()) as RunResult).grs;
+  return undefined;
+}
+
 /** The run as it stands: its progress and pending review while it runs, its result's GRS once it closed. */
 export async function workspaceState(handle: WorkflowHandle): Promise<WorkspaceState> {
   const { status } = await handle.describe();
