@@ -4,6 +4,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { readSentFiles } from '../src/documents/sent-files';
 import { withInstructions } from '../src/fork/prompt';
 import { tooManyParts } from '../src/goo/grow';
+import type { GoO, Operation } from '../src/goo/schema';
 import { ValidationError } from '../src/goo/validate';
 import type { LlmCall, ThoughtState } from '../src/grs/types';
 import { cacheKey, type ResponseCache } from '../src/llm/cache';
@@ -12,7 +13,7 @@ import type { LlmClient } from '../src/llm/client';
 import { costOf } from '../src/llm/cost';
 import { classifyLlmError, type LlmFault } from '../src/llm/errors';
 import { ProviderGaveUpError } from '../src/llm/patience';
-import { checkRun } from '../src/run/check';
+import { checkAddedOperations, checkRun } from '../src/run/check';
 import { DEFAULT_GIVE_UP_SECONDS, FAILURE } from '../src/run/wire';
 import type { PayloadStore } from '../src/store/payload-store';
 import type { AnswerSchema } from '../src/tasks/answer-schema';
@@ -220,6 +221,16 @@ export function createActivities({ llm, cache, heartbeatIntervalMs = 5_000, stor
           ...(store ? { storedFrom: store.threshold } : {}),
           ...(task.reviewer ? { reviewsAnswers: true as const } : {}),
         };
+      } catch (e) {
+        if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, FAILURE.validation, e.issues);
+        throw e;
+      }
+    },
+
+    /** Operations a person adds to a running graph (decision 104), checked as a GoO is; refused with the fields at fault. */
+    async checkAddedOperations(step: { task: TaskRef; goo: GoO; operations: unknown[] }): Promise<Operation[]> {
+      try {
+        return checkAddedOperations(step.task, step.goo, step.operations);
       } catch (e) {
         if (e instanceof ValidationError) throw ApplicationFailure.nonRetryable(e.message, FAILURE.validation, e.issues);
         throw e;

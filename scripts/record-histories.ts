@@ -287,7 +287,7 @@ async function main() {
     await redo.result();
     await save('doc-merge-clauses-forked', redo);
 
-    // Steers that change the graph (decision 103): paused at once, a branch pruned and instructions given before they run, resumed.
+    // Steers that change the graph (decisions 103, 104): paused at once, a branch pruned, instructions given, a round added, resumed.
     const name = 'sorting-branches-pruned';
     const branches: GoO = {
       version: 1,
@@ -312,6 +312,14 @@ async function main() {
     );
     await steer({ action: 'prune', operation: 'fix', by: 'fixture' });
     await steer({ action: 'instruct', operation: 'again', text: 'Check every number twice.', by: 'fixture' });
+    await steer({
+      action: 'add',
+      operations: [
+        { id: 'polish', type: 'improve', prompt: 'improve', inputs: ['best'] },
+        { id: 'final', type: 'keepBestN', n: 1, higherIsBetter: false, inputs: ['best', 'polish'] },
+      ] as Extract<SteerRequest, { action: 'add' }>['operations'],
+      by: 'fixture',
+    });
     await steer({ action: 'resume', by: 'fixture' });
     await pruned.result();
     await save(name, pruned);

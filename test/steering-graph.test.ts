@@ -57,7 +57,7 @@ describe('prune and instruct as the workflow reads them (decision 103)', () => {
       [{ action: 'instruct', text: 'x' }, /^operation: expected text/],
       [{ action: 'pause', operation: 'fix' }, /^operation: the action "pause" takes no operation/],
       [{ action: 'prune', operation: 'fix', text: 'x' }, /^text: the action "prune" takes no text/],
-      [{ action: 'stop' }, /^action: expected "pause", "resume", "budget", "prune" or "instruct"/],
+      [{ action: 'stop' }, /^action: expected "pause", "resume", "budget", "prune", "instruct" or "add"/],
     ];
     for (const [input, message] of bad) {
       const read = readSteer(input);
@@ -95,6 +95,36 @@ describe('whether a prune or an instruction applies to the graph as it stands', 
       /has ended: fork the run with these instructions/,
     );
     expect(steeringRefusal(run(), { action: 'instruct', operation: 'nope', text: 'x' })).toBe('operation: the run has no operation "nope"');
+  });
+
+  it('adds operations with new ids reading the graph or each other, without a cycle or a person (decision 104)', () => {
+    const add = (operations: { id: string; type: string; inputs?: string[]; scorer?: { kind: string } }[]) =>
+      steeringRefusal(run(), { action: 'add', operations } as never);
+    expect(
+      add([
+        { id: 'polish', type: 'improve', inputs: ['best'] },
+        { id: 'final', type: 'keepBestN', inputs: ['polish', 'best'] },
+      ]),
+    ).toBeUndefined();
+    expect(add([{ id: 'fix', type: 'improve', inputs: ['best'] }])).toBe('operations.0.id: the run has an operation "fix" already');
+    expect(
+      add([
+        { id: 'a', type: 'improve', inputs: ['best'] },
+        { id: 'a', type: 'score', inputs: ['a'] },
+      ]),
+    ).toBe('operations.1.id: "a" is added twice');
+    expect(add([{ id: 'a', type: 'improve', inputs: ['nowhere'] }])).toBe('operations.0.inputs: the run has no operation "nowhere"');
+    expect(
+      add([
+        { id: 'a', type: 'improve', inputs: ['b'] },
+        { id: 'b', type: 'improve', inputs: ['a'] },
+      ]),
+    ).toMatch(/a cycle/);
+    expect(add([{ id: 'a', type: 'score', inputs: ['best'], scorer: { kind: 'human' } }])).toMatch(/a person's score cannot join/);
+    expect(readSteer({ action: 'add', operations: [{ id: 'a', type: 'forEach' }] })).toEqual({
+      problem: expect.stringMatching(/^operations\.0\.type: expected one of generate/),
+    });
+    expect(readSteer({ action: 'add', operations: [] })).toEqual({ problem: 'operations: expected 1 to 50 operations' });
   });
 
   it('refuses both on a run whose generation cannot change its graph', () => {

@@ -29,7 +29,7 @@ describe('a steer as the workflow reads it', () => {
   it('names the field that is wrong, as the schema refuses it too', () => {
     const bad: [unknown, RegExp][] = [
       [null, /expected \{ action/],
-      [{ action: 'stop' }, /^action: expected "pause", "resume", "budget", "prune" or "instruct", got "stop"/],
+      [{ action: 'stop' }, /^action: expected "pause", "resume", "budget", "prune", "instruct" or "add", got "stop"/],
       [{ action: 'pause', budget: { maxCostUsd: 1 } }, /^budget: only the action "budget"/],
       [{ action: 'budget' }, /^budget: expected/],
       [{ action: 'budget', budget: {} }, /^budget: give maxCostUsd, maxTokens or both/],

@@ -106,4 +106,33 @@ describe('pruning and instructing a running run (decision 103)', () => {
     expect(instructed).toHaveLength(result.grs.calls.filter((c) => c.operationId === 'fix').length);
     expect(instructed.length).toBeGreaterThan(0);
   }, 120_000);
+
+  it('adds one more improve round to a running graph, checked as a GoO is, and the answer comes from it', async () => {
+    const handle = await startRun(h.client, request(), { taskQueue: h.taskQueue });
+    const round = [
+      { id: 'polish', type: 'improve', prompt: 'improve', inputs: ['best'] },
+      { id: 'score-polish', type: 'score', inputs: ['polish'] },
+      { id: 'final', type: 'keepBestN', n: 1, higherIsBetter: false, inputs: ['best', 'score-polish'] },
+    ] as Extract<SteerRequest, { action: 'add' }>['operations'];
+    await steerOnceRunning(handle, { action: 'add', operations: round, by: 'Ann', reason: 'one more round' });
+    // Refused before anything joins: an id the run has, an input it has not, a type that cannot join, a prompt the task lacks.
+    const add = (operations: unknown[]) => steerRun(handle, { action: 'add', operations } as SteerRequest);
+    await expect(add([{ id: 'gen', type: 'improve', prompt: 'improve', inputs: ['best'] }])).rejects.toThrow(
+      'operations.0.id: the run has an operation "gen" already',
+    );
+    await expect(add([{ id: 'x', type: 'improve', prompt: 'improve', inputs: ['nowhere'] }])).rejects.toThrow(
+      'operations.0.inputs: the run has no operation "nowhere"',
+    );
+    await expect(add([{ id: 'x', type: 'forEach', inputs: ['best'] }])).rejects.toThrow(/operations\.0\.type: expected one of/);
+    await expect(add([{ id: 'x', type: 'improve', prompt: 'polish', inputs: ['best'] }])).rejects.toThrow(/has no prompt "polish"/);
+
+    const result = await resultOf(handle);
+    expect(result.grs.finalOperations).toEqual(['final']);
+    expect(result.final.map((t) => t.id)).toEqual(result.grs.operations.find((o) => o.id === 'final')?.outputThoughts);
+    expect(result.final).toHaveLength(1);
+    expect(result.grs.calls.map((c) => c.operationId)).toContain('polish');
+    expect(result.grs.operations.find((o) => o.id === 'final')?.status).toBe('done');
+    expect(result.grs.steering?.map((s) => s.action)).toEqual(['add']);
+    expect(await rebuildGrs(await handle.fetchHistory(), { workflowId: handle.workflowId })).toEqual(result.grs);
+  }, 120_000);
 });

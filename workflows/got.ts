@@ -139,7 +139,7 @@ export async function graphOfThoughts(input: RunRequestInput): Promise<RunResult
   };
   const scheduler = new Scheduler(ctx);
   run = { ctx, scheduler };
-  if (path.obeysSteering) steering.attach(ctx);
+  if (path.obeysSteering) steering.attach(ctx, scheduler);
 
   let failure: OperationFailure | undefined;
   try {

@@ -21,6 +21,9 @@ export class RunGraph {
   private readonly byForEach = new Map<string, string[]>();
   private readonly starts = new Map<string, PartStart>();
   private readonly partCounts = new Map<string, number>();
+  /** Operations a person added while the run ran (decision 104), in the order they were added, and who reads what they make. */
+  private readonly added = new Map<string, Operation>();
+  private readonly addedReaders = new Map<string, string[]>();
 
   /** @param starts where operations without input operations start, for a child workflow's parts grown in its run (decision 71) */
   constructor(
@@ -31,16 +34,25 @@ export class RunGraph {
   }
 
   op(id: string): Operation {
-    return this.grown.get(id) ?? this.analyzed.byId.get(id)!;
+    return this.grown.get(id) ?? this.analyzed.byId.get(id) ?? this.added.get(id)!;
   }
 
   successorsOf(id: string): readonly string[] {
-    return this.grownSuccessors.get(id) ?? this.analyzed.successors.get(id)!;
+    const own = this.grownSuccessors.get(id) ?? this.analyzed.successors.get(id) ?? [];
+    const readers = this.addedReaders.get(id);
+    return readers ? [...own, ...readers] : own;
   }
 
-  /** Operations in the graph now: the GoO's and every grown one (the progress total, which grows with the graph). */
+  /** Operations in the graph now: the GoO's, every grown one and every added one (the progress total, which grows with the graph). */
   get size(): number {
-    return this.analyzed.order.length + this.grown.size;
+    return this.analyzed.order.length + this.grown.size + this.added.size;
+  }
+
+  /** Adds operations a person asked for while the run ran (decision 104): checked already; they read the graph's operations or each other. */
+  add(operations: readonly Operation[]): void {
+    for (const op of operations) this.added.set(op.id, op);
+    for (const op of operations)
+      for (const input of op.inputs) this.addedReaders.set(input, [...(this.addedReaders.get(input) ?? []), op.id]);
   }
 
   /** The forEach that grew `id`, if a forEach did. */
@@ -88,7 +100,7 @@ export class RunGraph {
   /** Every operation in the GoO's order, each forEach preceded by what it grew (its parts run before it ends). */
   inOrder(): Operation[] {
     const expand = (id: string): Operation[] => [...this.grownBy(id).flatMap(expand), this.op(id)];
-    return this.analyzed.order.flatMap(expand);
+    return [...this.analyzed.order.flatMap(expand), ...this.added.values()];
   }
 
   /** What has grown, for the Web UI's progress line (`F: 3 parts, 9 operations`); empty while nothing has. */

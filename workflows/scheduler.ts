@@ -42,6 +42,8 @@ export class Scheduler {
   /** When each done operation ended, by the history-recorded clocks it saw. */
   private readonly endedAt = new Map<string, number>();
   private failure: OperationFailure | undefined;
+  /** Steps that may still add operations (a steer being checked): the graph is not done while any is open. */
+  private openHolds = 0;
   /** The forEach operations whose parts are running, by id. */
   private readonly growing = new Map<string, Growing>();
   // Times come from history (the run's start, activity results), never from Date.now(): the workflow
@@ -60,7 +62,7 @@ export class Scheduler {
     for (const id of analyzed.order) if (analyzed.byId.get(id)!.inputs.length === 0) this.launch(id);
     this.ctx.progressChanged();
     try {
-      await condition(() => this.failure !== undefined || this.outputs.size === this.ctx.graph.size);
+      await condition(() => this.failure !== undefined || (this.outputs.size === this.ctx.graph.size && this.openHolds === 0));
     } catch (error) {
       if (!isCancellation(error)) throw error;
       // The cancelled operations settle at once (TRY_CANCEL): wait for them so the partial GRS records how each ended.
@@ -68,6 +70,28 @@ export class Scheduler {
       throw error;
     }
     return this.failure;
+  }
+
+  /** Every operation of the graph has ended (the run is about to leave `run`). */
+  get allSettled(): boolean {
+    return this.outputs.size === this.ctx.graph.size;
+  }
+
+  /** Keeps the graph from being done until the returned release is called (a steer adding operations is being checked). */
+  holdOpen(): () => void {
+    this.openHolds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.openHolds--;
+    };
+  }
+
+  /** Operations added to the graph (`RunGraph.add`): those whose inputs are done start now, the others when their inputs end. */
+  added(ids: readonly string[]): void {
+    for (const id of ids) if (this.isReady(id)) this.launch(id);
+    this.ctx.progressChanged();
   }
 
   private inputsOf(op: Operation): Thought[] {

@@ -1,12 +1,20 @@
-import { setHandler, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { GotActivities } from '../activities';
 import { instructionsFor } from '../src/fork/inherit';
+import type { Operation } from '../src/goo/schema';
+import { FAILURE } from '../src/run/wire';
 import { leavesNothing, type PruneGraph } from '../src/steering/reach';
 import { readSteer } from '../src/steering/read';
 import { type SteerableGraph, steeringRefusal } from '../src/steering/refusal';
 import type { SteerOutcome, SteerRequest } from '../src/steering/types';
+import { LOCAL_STEP_OPTIONS } from './activity-options';
 import { budgetUsed } from './budget';
 import type { RunContext } from './context';
 import { steerUpdate } from './definitions';
+import type { Scheduler } from './scheduler';
+
+/** The check of operations a steer adds: a local activity, as the request's own check is. */
+const checks = proxyLocalActivities<GotActivities>(LOCAL_STEP_OPTIONS);
 
 /**
  * A person steering the run (decision 100): the `steer` update pauses and resumes new LLM calls and
@@ -22,6 +30,8 @@ export class RunSteering {
   private changedBudget?: SteerOutcome['budget'];
   private ctx?: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged' | 'graph'>;
   private graphDone = false;
+  /** Launches the operations a steer adds, and keeps the graph open while one is being checked. */
+  private scheduler?: Scheduler;
   /** Pruned operations (with the steer that pruned them) and thoughts (decision 103). */
   private readonly prunedOperations = new Map<string, SteerRequest>();
   private readonly prunedThoughts = new Set<string>();
@@ -37,8 +47,9 @@ export class RunSteering {
   }
 
   /** The run is ready to be steered: its request checked, its GRS started; its call slots hold new calls while paused. */
-  attach(ctx: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged' | 'slots' | 'graph'>): void {
+  attach(ctx: Pick<RunContext, 'request' | 'grs' | 'elsewhere' | 'progressChanged' | 'slots' | 'graph'>, scheduler?: Scheduler): void {
     this.ctx = ctx;
+    this.scheduler = scheduler;
     ctx.slots.holdWhile(() => this.holding);
   }
 
@@ -88,7 +99,7 @@ export class RunSteering {
       {
         steerable: this.steerable,
         started: ctx !== undefined,
-        graphDone: this.graphDone,
+        graphDone: this.graphDone || (this.scheduler?.allSettled ?? false),
         paused: this.paused,
         ...(ctx ? { budget: this.budget(ctx.request) } : {}),
         spent: ctx ? budgetUsed(ctx) : { costUsd: 0, tokens: 0 },
@@ -137,9 +148,10 @@ export class RunSteering {
     };
   }
 
-  private accept(input: SteerRequest): SteerOutcome {
+  private accept(input: SteerRequest): SteerOutcome | Promise<SteerOutcome> {
     // Read again, not handed over from the validator: validators do not run when a history replays.
     const { steer } = readSteer(input) as { steer: SteerRequest };
+    if (steer.action === 'add') return this.add(steer);
     if (steer.action === 'pause') this.paused = this.holding = true;
     else if (steer.action === 'resume') {
       this.paused = false;
@@ -155,9 +167,45 @@ export class RunSteering {
       if (steer.operation !== undefined) this.prunedOperations.set(steer.operation, steer);
       else this.prunedThoughts.add(steer.thought!);
     } else this.instructions.push({ operation: steer.operation, text: steer.text });
+    return this.recorded(steer);
+  }
+
+  /** Records an accepted steer and answers with the run's state after it. */
+  private recorded(steer: SteerRequest): SteerOutcome {
     this.ctx!.grs.steered({ ...steer, at: Date.now() });
     this.ctx!.progressChanged();
     const budget = this.budget(this.ctx!.request);
     return { paused: this.paused, ...(budget ? { budget } : {}) };
+  }
+
+  /**
+   * Operations added to the running graph (decision 104): checked as a GoO is by a local activity (the
+   * schema library stays out of the workflow), the graph kept from finishing meanwhile; refused with
+   * the fields at fault, or joined to the graph and started a workflow task later (as a resume's calls).
+   */
+  private async add(steer: Extract<SteerRequest, { action: 'add' }>): Promise<SteerOutcome> {
+    const ctx = this.ctx!;
+    const scheduler = this.scheduler!;
+    const release = scheduler.holdOpen();
+    let operations: Operation[];
+    try {
+      operations = await checks.checkAddedOperations({ task: ctx.request.task, goo: ctx.request.goo, operations: steer.operations });
+    } catch (error) {
+      release();
+      const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
+      throw ApplicationFailure.nonRetryable(cause instanceof Error ? cause.message : String(cause), FAILURE.validation);
+    }
+    const reading = new Set(operations.flatMap((op) => op.inputs));
+    const finalOperations = [
+      ...ctx.grs.finalOperationIds.filter((id) => !reading.has(id)),
+      ...operations.filter((op) => !reading.has(op.id)).map((op) => op.id),
+    ];
+    ctx.graph.add(operations);
+    ctx.grs.apply({ kind: 'added', operations: operations.map(({ id, type, inputs }) => ({ id, type, inputs })), finalOperations });
+    void sleep(1).then(() => {
+      scheduler.added(operations.map((op) => op.id));
+      release();
+    });
+    return this.recorded({ ...steer, operations });
   }
 }

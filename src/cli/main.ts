@@ -447,7 +447,7 @@ program
 program
   .command('steer <workflowId> <action>')
   .description(
-    'steer a running run: pause or resume its LLM calls (calls in flight finish), set its budget (decision 100), prune an operation or a thought, or give an operation instructions (decision 103)',
+    'steer a running run: pause or resume its LLM calls (calls in flight finish), set its budget (decision 100), prune an operation or a thought, give an operation instructions (decision 103), or add operations (decision 104)',
   )
   .option('--max-cost <usd>', 'with budget: the run may spend this much in all (above what it has spent)')
   .option('--max-tokens <n>', 'with budget: the run may use this many tokens in all')
@@ -457,6 +457,10 @@ program
   )
   .option('--thought <id>', 'with prune: a thought no operation starting later reads')
   .option('--text <instructions>', "with instruct: a reviewer's words added to the prompts of the operation's steps that start from now on")
+  .option(
+    '--operations <json|file>',
+    "with add: operations to add (a JSON array, as in a GoO), reading the graph's operations or each other",
+  )
   .option('--by <name>', 'who asks, as the run records it (default: $USER)')
   .option('--reason <text>', 'why, recorded with the steer')
   .option('--json', "print the run's state after the steer as JSON", false)

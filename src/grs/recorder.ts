@@ -48,7 +48,9 @@ export type GrsFact =
   /** A person steered the run (the `steer` update, decision 100). */
   | { kind: 'steered'; event: SteerEvent }
   /** The run is a fork of a recorded run (decision 102); again once the parent's decisions were carried over. */
-  | { kind: 'forked'; fork: ForkRecord };
+  | { kind: 'forked'; fork: ForkRecord }
+  /** Operations a person added while the run ran (decision 104), and the run's final operations since. */
+  | { kind: 'added'; operations: { id: string; type: string; inputs: string[] }[]; finalOperations: string[] };
 
 /** Builds the GRS one fact at a time; an optional listener sees every fact as it is applied. */
 export class GrsRecorder {
@@ -153,6 +155,18 @@ export class GrsRecorder {
         return;
       case 'forked':
         this.fork = fact.fork;
+        return;
+      case 'added':
+        for (const op of fact.operations)
+          this.operations.set(op.id, {
+            id: op.id,
+            type: op.type,
+            status: 'pending',
+            inputThoughts: [],
+            outputThoughts: [],
+            inputs: op.inputs,
+          });
+        this.finalOperations = fact.finalOperations;
         return;
     }
   }

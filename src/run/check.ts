@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { operationOfThought, topOf } from '../fork/inherit';
 import type { ForkSpec } from '../fork/types';
 import { everyOperation } from '../goo/graph';
-import type { GoO } from '../goo/schema';
+import type { GoO, Operation } from '../goo/schema';
 import { type AnalyzedGoO, formatPath, type Issue, ValidationError, validateGoO, zodIssues } from '../goo/validate';
 import { runHistoryIssues } from '../parts/plan';
 import { isPromptedTask, PromptedTaskSchema } from '../prompts/schema';
@@ -89,6 +89,19 @@ export function checkRun(input: RunRequestInput | unknown, route: PayloadRoute =
   return { request, sent: { ...sent, labels }, analyzed, task, problem: problem.data };
 }
 
+/**
+ * Operations a person adds to a running graph (decision 104), checked as a GoO is: the run's GoO with
+ * them must be valid, and the task must serve each. Returns them as parsed (defaults filled in).
+ */
+export function checkAddedOperations(taskRef: RunRequest['task'], goo: GoO, added: unknown[]): Operation[] {
+  const task = resolveTask(taskRef);
+  const analyzed = validateGoO({ version: 1, operations: [...goo.operations, ...added] });
+  const parsed = analyzed.goo.operations.slice(goo.operations.length);
+  const issues = parsed.flatMap((op, i) => taskSupports(task, op, ['operations', i]));
+  if (issues.length) throw new ValidationError('added operations', issues);
+  return parsed;
+}
+
 /** A fork's point and instructions must name operations of the graph it runs (their GoO operation, for a part or a thought). */
 function forkIssues(fork: ForkSpec, goo: GoO): Issue[] {
   const ids = new Set(goo.operations.map((op) => op.id));
@@ -157,7 +170,8 @@ function requestIssues(error: z.ZodError, input: unknown): Issue[] {
   });
 }
 
-function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number], at: (string | number)[]): Issue[] {
+/** What an operation needs of its task (a prompt, a scorer, a validator) and the task lacks, by field. */
+export function taskSupports(task: AnyTask, op: RunRequest['goo']['operations'][number], at: (string | number)[]): Issue[] {
   const path = (field: string) => formatPath([...at, field]);
   const missing = (what: string) => [
     { path: path('type'), message: `task "${task.id}" has no ${what}, which a ${op.type} operation needs` },

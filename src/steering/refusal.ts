@@ -61,7 +61,41 @@ export function steeringRefusal(run: SteerableRun, steer: SteerRequest): string 
       return pruneRefusal(run.graph, steer);
     case 'instruct':
       return instructRefusal(run.graph, steer);
+    case 'add':
+      return addRefusal(run.graph, steer.operations);
   }
+}
+
+/** Operations to add: new ids, inputs the graph or the others have, no cycle among them, no person's score (decision 104). */
+function addRefusal(
+  graph: SteerableGraph | undefined,
+  operations: readonly { id: string; type: string; inputs?: string[] }[],
+): string | undefined {
+  if (!graph) return NOT_HERE;
+  const ids = new Set<string>();
+  for (const [i, op] of operations.entries()) {
+    if (graph.statusOf(op.id) !== undefined || graph.gooOperations.includes(op.id))
+      return `operations.${i}.id: the run has an operation "${op.id}" already`;
+    if (ids.has(op.id)) return `operations.${i}.id: "${op.id}" is added twice`;
+    ids.add(op.id);
+    if ((op as { scorer?: { kind?: string } }).scorer?.kind === 'human')
+      return `operations.${i}.scorer: a person's score cannot join a running graph (add a local or an LLM scorer)`;
+  }
+  for (const [i, op] of operations.entries())
+    for (const input of op.inputs ?? [])
+      if (!ids.has(input) && graph.statusOf(input) === undefined) return `operations.${i}.inputs: the run has no operation "${input}"`;
+  // No cycle among the added operations (the graph's own cannot read them).
+  const placed = new Set<string>();
+  for (let progress = true; progress; ) {
+    progress = false;
+    for (const op of operations)
+      if (!placed.has(op.id) && (op.inputs ?? []).every((x) => !ids.has(x) || placed.has(x))) {
+        placed.add(op.id);
+        progress = true;
+      }
+  }
+  const cyclic = operations.find((op) => !placed.has(op.id));
+  return cyclic ? `operations: "${cyclic.id}" reads itself through the operations added with it (a cycle)` : undefined;
 }
 
 const NOT_HERE = 'this run started on a worker that cannot change its graph (before decision 103); fork it instead';

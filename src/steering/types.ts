@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { Operation } from '../goo/schema';
+import { MAX_ADDED_OPERATIONS } from './limits';
 
 /**
  * Steering a running run (issue 41, decisions 100 and 103): a person pauses and resumes its LLM calls,
@@ -50,6 +52,11 @@ export const SteerRequest = z.discriminatedUnion('action', [
     .meta({ oneOf: [{ required: ['operation'] }, { required: ['thought'] }] }),
   /** A reviewer's words added to the prompts of an operation's steps that start from now on (a part's or a forEach's included). */
   z.strictObject({ action: z.literal('instruct'), operation: operationId, text: z.string().trim().min(1).max(4000), ...who }),
+  /**
+   * Operations added to the running graph (one more improve round): new ids, reading any operation of
+   * the graph or each other; the graph's final operations become those nothing reads (decision 104).
+   */
+  z.strictObject({ action: z.literal('add'), operations: z.array(Operation).min(1).max(MAX_ADDED_OPERATIONS), ...who }),
 ]);
 export type SteerRequest = z.infer<typeof SteerRequest>;
 

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { SteerRefusedError, steerRun } from '../../client/steer';
 import { ValidationError } from '../../goo/validate';
 import { describeSteer } from '../../steering/describe';
@@ -11,9 +12,21 @@ export interface SteerOptions {
   operation?: string;
   thought?: string;
   text?: string;
+  /** add: the operations, as JSON or a JSON file. */
+  operations?: string;
   by?: string;
   reason?: string;
   json: boolean;
+}
+
+/** `--operations`: a JSON array of operations, inline or in a file. */
+function operationsOf(given: string): unknown {
+  const text = given.trim().startsWith('[') ? given : existsSync(given) ? readFileSync(given, 'utf8') : given;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ValidationError('steer', [{ path: '--operations', message: 'expected a JSON array of operations, or a file holding one' }]);
+  }
 }
 
 /** The steer the command line asks for, checked by the contract's own schema (the field named on error). */
@@ -29,8 +42,9 @@ export function steerOf(action: string, o: SteerOptions): SteerRequest {
   const given = Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined));
   if (action !== 'budget' && Object.keys(given).length)
     throw new ValidationError('steer', [{ path: '--max-cost/--max-tokens', message: 'only `got steer <id> budget` takes them' }]);
-  const graphFlags = { operation: o.operation, thought: o.thought, text: o.text };
-  const allowed = action === 'prune' ? ['operation', 'thought'] : action === 'instruct' ? ['operation', 'text'] : [];
+  const graphFlags = { operation: o.operation, thought: o.thought, text: o.text, operations: o.operations && operationsOf(o.operations) };
+  const allowed =
+    action === 'prune' ? ['operation', 'thought'] : action === 'instruct' ? ['operation', 'text'] : action === 'add' ? ['operations'] : [];
   const stray = Object.entries(graphFlags).find(([k, v]) => v !== undefined && !allowed.includes(k));
   if (stray)
     throw new ValidationError('steer', [{ path: `--${stray[0]}`, message: `\`got steer <id> ${action}\` takes no --${stray[0]}` }]);
@@ -47,7 +61,7 @@ export function steerOf(action: string, o: SteerOptions): SteerRequest {
       'steer',
       parsed.error.issues.map((i) => ({
         path:
-          i.path[0] === 'action' || (i.path.length === 0 && !['prune', 'instruct'].includes(action))
+          i.path[0] === 'action' || (i.path.length === 0 && !['prune', 'instruct', 'add'].includes(action))
             ? '<action>'
             : i.path.length === 0
               ? '--operation/--thought'
@@ -55,8 +69,8 @@ export function steerOf(action: string, o: SteerOptions): SteerRequest {
                 ? '--max-cost/--max-tokens'
                 : `--${String(i.path[0])}`,
         message:
-          i.path[0] === 'action' || (i.path.length === 0 && !['prune', 'instruct'].includes(action))
-            ? `expected pause, resume, budget, prune or instruct, got ${JSON.stringify(action)}`
+          i.path[0] === 'action' || (i.path.length === 0 && !['prune', 'instruct', 'add'].includes(action))
+            ? `expected pause, resume, budget, prune, instruct or add, got ${JSON.stringify(action)}`
             : i.message,
       })),
     );
