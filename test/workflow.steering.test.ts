@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { queryProgress, resultOf, startRun } from '../src/client/runs';
 import { steerRun } from '../src/client/steer';
+import { GooBuilder } from '../src/goo/builder';
 import { toHtml } from '../src/grs/html';
 import { rebuildGrs } from '../src/inspect/rebuild';
 import type { Progress, RunRequestInput } from '../src/run/request';
@@ -137,10 +138,56 @@ describe('steering a running run (decision 100)', () => {
     }
   });
 
+  it('holds the calls of the child workflows running its parts too, and lets them go on resume (decision 104)', async () => {
+    const b = new GooBuilder();
+    const split = b.generate(null, { id: 'split', prompt: 'split', params: { parts: 4 } });
+    const lower = { higherIsBetter: false } as const;
+    const parts = b.forEach(split, {
+      id: 'parts',
+      parts: 'each',
+      maxParts: 8,
+      body: (bb) => {
+        const best = bb.keepBestN(bb.score(bb.generate(null, { id: 'sort', prompt: 'sort', k: 2 })), { id: 'best', n: 1, ...lower });
+        const kept = bb.keepBestN(bb.score(bb.improve(best, { id: 'improve', prompt: 'improve' })), { id: 'kept', n: 1, ...lower });
+        bb.improve(kept, { id: 'again', prompt: 'improve' });
+      },
+    });
+    b.keepBestN(b.score(b.aggregate(parts, { id: 'merge', prompt: 'merge' })), { id: 'final', n: 1, ...lower });
+    h.llm.resetStats();
+    // Slow calls here: the pause must reach the children (a workflow task of the run, a signal, one of each child) while they are still sorting.
+    const slow = 2000;
+    h.llm.setLatency(slow);
+    onTestFinished(() => h.llm.setLatency(LATENCY_MS));
+    const handle = await startRun(
+      h.client,
+      { task: 'sorting', problem: sortingTask.generateProblem(32, 4), goo: b.build(), children: { maxCalls: 3 } },
+      { taskQueue: h.taskQueue },
+    );
+    await until(
+      async () => ((await queryProgress(handle)).children?.length ?? 0) > 0 && h.llm.stats().inFlight > 0,
+      'parts running in children',
+    );
+    await steerRun(handle, { action: 'pause', by: 'Ann' });
+    // The children's calls in flight finish; none starts after, in the run or in a child.
+    await sleep(1.5 * slow);
+    const held = h.llm.stats().requests;
+    await sleep(1.5 * slow);
+    expect(h.llm.stats().requests).toBe(held);
+    // Each part sorts, then improves twice: what was not in flight at the pause waits in the children (1 split + 4 × 3 calls in all).
+    expect(held).toBeLessThan(13);
+    expect((await queryProgress(handle)).children?.length).toBeGreaterThan(0);
+    await steerRun(handle, { action: 'resume', by: 'Ann' });
+    const result = await resultOf(handle);
+    expect(result.grs.operations.every((o) => o.status === 'done')).toBe(true);
+    expect(result.grs.calls.filter((c) => c.operationId.endsWith('.again'))).toHaveLength(4);
+  }, 120_000);
+
   it('refuses a steer with a reason naming the field, and records nothing', async () => {
     const handle = await startRun(h.client, gotRun(), { taskQueue: h.taskQueue });
     await until(async () => (await queryProgress(handle)).llmCalls >= 1, 'the first call');
-    await expect(steerRun(handle, { action: 'stop' } as never)).rejects.toThrow(/^action: expected "pause", "resume" or "budget"/);
+    await expect(steerRun(handle, { action: 'stop' } as never)).rejects.toThrow(
+      /^action: expected "pause", "resume", "budget", "prune", "instruct" or "add"/,
+    );
     await expect(steerRun(handle, { action: 'resume' })).rejects.toThrow('the run is not paused');
     const result = await resultOf(handle);
     expect(result.grs.steering).toBeUndefined();

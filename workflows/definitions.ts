@@ -1,7 +1,7 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Grs } from '../src/grs/types';
 import type { HumanScores, PendingHumanScore, PendingReview, Progress, ReviewDecisions } from '../src/run/request';
-import { QUERY, UPDATE } from '../src/run/wire';
+import { HOLD_CALLS_SIGNAL, QUERY, UPDATE } from '../src/run/wire';
 import type { SteerOutcome, SteerRequest } from '../src/steering/types';
 
 /** The `progress` query: operations done and running, calls, tokens and cost so far. */
@@ -18,3 +18,5 @@ export const pendingReviewQuery = defineQuery<PendingReview | null>(QUERY.pendin
 export const decideDisagreementsUpdate = defineUpdate<{ accepted: number }, [ReviewDecisions]>(UPDATE.decideDisagreements);
 /** The `steer` update: pause or resume the run's LLM calls, or change its budget (decision 100). */
 export const steerUpdate = defineUpdate<SteerOutcome, [SteerRequest]>(UPDATE.steer);
+/** To a child workflow of parts: hold (true) or let go (false) its new LLM calls, as its run was paused or resumed. */
+export const holdCallsSignal = defineSignal<[boolean]>(HOLD_CALLS_SIGNAL);

@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  getExternalWorkflowHandle,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
 import type { GotActivities } from '../activities';
 import { instructionsFor } from '../src/fork/inherit';
 import type { Operation } from '../src/goo/schema';
@@ -10,7 +17,7 @@ import type { SteerOutcome, SteerRequest } from '../src/steering/types';
 import { LOCAL_STEP_OPTIONS } from './activity-options';
 import { budgetUsed } from './budget';
 import type { RunContext } from './context';
-import { steerUpdate } from './definitions';
+import { holdCallsSignal, steerUpdate } from './definitions';
 import type { Scheduler } from './scheduler';
 
 /** The check of operations a steer adds: a local activity, as the request's own check is. */
@@ -152,8 +159,10 @@ export class RunSteering {
     // Read again, not handed over from the validator: validators do not run when a history replays.
     const { steer } = readSteer(input) as { steer: SteerRequest };
     if (steer.action === 'add') return this.add(steer);
-    if (steer.action === 'pause') this.paused = this.holding = true;
-    else if (steer.action === 'resume') {
+    if (steer.action === 'pause') {
+      this.paused = this.holding = true;
+      this.tellChildren(true);
+    } else if (steer.action === 'resume') {
       this.paused = false;
       // Calls start again in the next workflow task, not in this one: here the update's completion and
       // the calls' commands would come in an order set by how many promise steps the handler's
@@ -162,12 +171,31 @@ export class RunSteering {
       void sleep(1).then(() => {
         if (!this.paused) this.holding = false;
       });
+      this.tellChildren(false);
     } else if (steer.action === 'budget') this.changedBudget = { ...this.changedBudget, ...steer.budget };
     else if (steer.action === 'prune') {
       if (steer.operation !== undefined) this.prunedOperations.set(steer.operation, steer);
       else this.prunedThoughts.add(steer.thought!);
     } else this.instructions.push({ operation: steer.operation, text: steer.text });
     return this.recorded(steer);
+  }
+
+  /**
+   * The child workflows running the run's parts hold or let go their new calls too (since the `forks`
+   * patch; decision 104). Signalled a workflow task later, for the reason a resume's calls are; a child
+   * that ended meanwhile needs nothing.
+   */
+  private tellChildren(hold: boolean): void {
+    if (!this.changesGraph) return;
+    const running = [...this.ctx!.elsewhere.running];
+    if (!running.length) return;
+    void sleep(1).then(() => {
+      if (this.paused !== hold) return;
+      for (const id of running)
+        void getExternalWorkflowHandle(id)
+          .signal(holdCallsSignal, hold)
+          .catch(() => undefined);
+    });
   }
 
   /** Records an accepted steer and answers with the run's state after it. */

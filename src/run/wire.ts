@@ -61,6 +61,12 @@ export const LIMIT_SCOPES = ['shared', 'worker'] as const;
 export type LimitScope = (typeof LIMIT_SCOPES)[number];
 export const DEFAULT_LIMIT_SCOPE: LimitScope = 'shared';
 
+/**
+ * The signal a run sends the child workflows running its parts (decision 71) when a person pauses or
+ * resumes it (`true`: hold new LLM calls; `false`: let them go; decision 104).
+ */
+export const HOLD_CALLS_SIGNAL = 'holdCalls';
+
 /** Update names the Controller accepts. */
 export const UPDATE = {
   /** A person's scores for a waiting human Score operation (`HumanScores` → `{ accepted }`). */

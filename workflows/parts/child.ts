@@ -9,7 +9,7 @@ import { taskIdOf } from '../../src/tasks/task-ref';
 import { LOCAL_STEP_OPTIONS, llmOptionsOf } from '../activity-options';
 import { CallSlots } from '../call-slots';
 import type { RunContext } from '../context';
-import { grsQuery, progressQuery } from '../definitions';
+import { grsQuery, holdCallsSignal, progressQuery } from '../definitions';
 import { rootCause } from '../failures';
 import { HumanScoring } from '../human-scores';
 import { partsInChildren } from '../paths/parts-in-children';
@@ -63,6 +63,12 @@ export async function graphParts(input: PartsInput): Promise<PartsResult> {
     ...(input.instructions ? { steeredInstructions: (id: string) => instructionsFor(input.instructions, id) } : {}),
     progressChanged: () => showProgress(grs, graph, scheduler.running, []),
   };
+  // Held while the run is paused (decision 104): the run signals its running children.
+  let held = false;
+  setHandler(holdCallsSignal, (hold) => {
+    held = hold;
+  });
+  ctx.slots.holdWhile(() => held);
   const scheduler = new Scheduler(ctx);
   setHandler(grsQuery, () => grs.snapshot());
   setHandler(progressQuery, () => progressOf(grs, graph, scheduler.running, [], ctx.elsewhere.running));
