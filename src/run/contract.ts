@@ -10,6 +10,7 @@ import { problemSchemaFile, taskCatalogue } from './task-catalogue';
 import {
   DEFAULT_TASK_QUEUE,
   FAILURE,
+  HOLD_CALLS_SIGNAL,
   PARTS_WORKFLOW_TYPE,
   QUERY,
   STUDY_QUERY,
@@ -98,6 +99,8 @@ export function contractFiles(): Record<string, unknown> {
         workflowType: PARTS_WORKFLOW_TYPE,
         workflowId: '<run workflow id>.parts.<forEach>[<first part>-<last part>]',
         queries: { progress: 'progress.schema.json' },
+        // Sent by the run when a person pauses or resumes it (decision 104); a client has no need to send it.
+        signals: { [HOLD_CALLS_SIGNAL]: 'true: hold new LLM calls (the run was paused); false: let them go (resumed)' },
       },
       failures: {
         [FAILURE.validation]:
