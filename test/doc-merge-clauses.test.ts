@@ -8,45 +8,12 @@ import { joinGroups } from '../src/tasks/doc-merge/clause-groups/scheme';
 import { groupScore, parseClauseAnswer, settledClause, unsupportedShare } from '../src/tasks/doc-merge/clause-groups/task';
 import { keptValues, otherValuesIn } from '../src/tasks/doc-merge/clause-groups/values';
 import { measuredMergeScore } from '../src/tasks/doc-merge/score';
+import { clauseRoom } from './support/clause-room';
 import { runSectioned } from './support/sectioned-run';
 
-/**
- * A room whose clause groups are known: Purpose and Governing Law word for word in every document
- * (same), Confidentiality reworded (merged by the model), Term disagreeing (two years, five years),
- * Return in the second document only.
- */
-const A = `NON-DISCLOSURE AGREEMENT
-
-1. Purpose
-The parties share information to evaluate a joint venture in solar storage.
-
-2. Confidentiality
-The Recipient shall keep all Confidential Information secret and use it only for the Purpose.
-
-3. Term
-This agreement remains in force for two years from the date of signature.
-
-4. Governing Law
-This agreement is governed by the laws of Ireland.`;
-
-const B = `CONFIDENTIALITY AGREEMENT
-
-1. Purpose
-The parties share information to evaluate a joint venture in solar storage.
-
-2. Confidentiality
-The Receiving Party must hold every piece of confidential information in strict confidence and may not disclose it to third parties.
-
-3. Term
-This agreement remains in force for five years from the date of signature.
-
-4. Return of Materials
-On request the Receiving Party returns or destroys all documents it received.
-
-5. Governing Law
-This agreement is governed by the laws of Ireland.`;
-
-const room = { documents: [A, B] };
+/** Two NDAs whose clause groups are known (test/support/clause-room.ts). */
+const room = clauseRoom();
+const [A, B] = room.documents as [string, string];
 
 describe('the clause aligner', () => {
   const { title, groups } = alignClauses(room.documents);

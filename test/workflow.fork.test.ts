@@ -12,22 +12,15 @@ import { docMergeTask } from '../src/tasks/doc-merge';
 import { alignClauses } from '../src/tasks/doc-merge/clause-groups/align';
 import { sortingTask } from '../src/tasks/sorting';
 import { clauseRoom } from './support/clause-room';
-import { type Harness, startHarness } from './support/harness';
-import { type ProviderProxy, startProviderProxy } from './support/provider-proxy';
+import { type Harness, startHarnessBehindProxy } from './support/harness';
+import type { ProviderProxy } from './support/provider-proxy';
 
 let h: Harness;
 let proxy: ProviderProxy;
 
 beforeAll(async () => {
-  // Every request the worker sends passes a proxy that keeps its body: what a fork asked, and with which prompt.
-  let simulator = '';
-  proxy = await startProviderProxy(() => simulator, {});
-  h = await startHarness({
-    endpoint: (base) => {
-      simulator = base;
-      return proxy.baseURL;
-    },
-  });
+  // Every request the worker sends passes a proxy that keeps its body: what was asked, with which prompt.
+  ({ h, proxy } = await startHarnessBehindProxy());
 });
 afterAll(async () => {
   await h?.close();

@@ -10,8 +10,8 @@ import type { RunRequestInput } from '../src/run/request';
 import { QUERY } from '../src/run/wire';
 import type { SteerRequest } from '../src/steering/types';
 import { sortingTask } from '../src/tasks/sorting';
-import { type Harness, startHarness } from './support/harness';
-import { type ProviderProxy, startProviderProxy } from './support/provider-proxy';
+import { type Harness, startHarnessBehindProxy } from './support/harness';
+import type { ProviderProxy } from './support/provider-proxy';
 
 /** Each simulated call takes this long: steps wait long enough to be steered before they start. */
 const LATENCY_MS = 1500;
@@ -19,15 +19,8 @@ let h: Harness;
 let proxy: ProviderProxy;
 
 beforeAll(async () => {
-  let simulator = '';
-  proxy = await startProviderProxy(() => simulator, {});
-  h = await startHarness({
-    llm: { latencyMs: LATENCY_MS },
-    endpoint: (base) => {
-      simulator = base;
-      return proxy.baseURL;
-    },
-  });
+  // Every request the worker sends passes a proxy that keeps its body: what was asked, with which prompt.
+  ({ h, proxy } = await startHarnessBehindProxy({ llm: { latencyMs: LATENCY_MS } }));
 });
 afterAll(async () => {
   await h?.close();

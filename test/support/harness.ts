@@ -10,6 +10,7 @@ import type { RateLimits } from '../../src/llm/rate-limit';
 import type { LimitScope } from '../../src/run/wire';
 import { type SimLlmOptions, type SimulatedLlm, startSimulatedLlm } from '../../src/simllm/server';
 import { bundleGotWorkflows, createGotWorker } from '../../worker/create';
+import { type ProviderProxy, startProviderProxy } from './provider-proxy';
 
 export interface Harness {
   client: Client;
@@ -103,4 +104,23 @@ export async function startHarness(
       await llm.close();
     },
   };
+}
+
+/**
+ * A harness whose worker sends its LLM requests through a proxy that keeps every body: what a run
+ * asked, and with which prompt (`proxy.bodies`).
+ */
+export async function startHarnessBehindProxy(
+  o: Omit<Parameters<typeof startHarness>[0] & object, 'endpoint'> = {},
+): Promise<{ h: Harness; proxy: ProviderProxy }> {
+  let simulator = '';
+  const proxy = await startProviderProxy(() => simulator, {});
+  const h = await startHarness({
+    ...o,
+    endpoint: (base) => {
+      simulator = base;
+      return proxy.baseURL;
+    },
+  });
+  return { h, proxy };
 }
